@@ -1,0 +1,48 @@
+// The SQLite dialect's composition root (design.md §2).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "adapters/sqlite/driver.h"
+#include "backend/adapter.h"
+
+namespace relstore::sqlite {
+
+// Paths and settings shared by every connection to one data directory.
+struct Location {
+  std::string dir;
+  std::string main_path;  // dir/main.sqlite3
+  std::string oids_path;  // dir/oids.sqlite3
+  bool keep_history = true;
+  bool read_only = false;
+  double lock_timeout = 30.0;
+};
+
+enum class Role { load, store, inspect };
+
+// Opens main.sqlite3 with the pragmas of `role` (WAL and foreign keys always; query_only
+// for load and inspect connections).
+std::unique_ptr<Db> open_main(const Location& loc, Role role);
+
+class SqliteAdapter : public backend::Adapter {
+ public:
+  SqliteAdapter(const StorageUri& uri, const StorageOptions& options);
+
+  std::string dialect() const override { return "sqlite"; }
+  bool keep_history() const override { return loc_.keep_history; }
+  std::string describe() const override { return describe_; }
+
+  std::unique_ptr<backend::LoadConnection> open_load() override;
+  std::unique_ptr<backend::StoreConnection> open_store() override;
+  std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
+                                                     std::optional<Tid> stop) override;
+  StorageInfo info() override;
+  void zap_all() override;
+
+ private:
+  Location loc_;
+  std::string describe_;
+};
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,108 @@
+#include "adapters/sqlite/driver.h"
+
+#include <cmath>
+
+#include "adapters/sqlite/errors.h"
+
+namespace relstore::sqlite {
+
+Stmt::Stmt(sqlite3* db, std::string_view sql, bool persistent) : db_(db) {
+  const int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                                    persistent ? SQLITE_PREPARE_PERSISTENT : 0, &stmt_, nullptr);
+  if (rc != SQLITE_OK) throw_db_error(rc, db, Context::other, "preparing " + std::string(sql));
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt& Stmt::bind(int index, int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+  return *this;
+}
+
+Stmt& Stmt::bind_blob(int index, std::string_view value) {
+  // SQLITE_STATIC: callers keep the bytes alive until the statement is stepped.
+  sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_STATIC);
+  return *this;
+}
+
+Stmt& Stmt::bind_text(int index, std::string_view value) {
+  sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+  return *this;
+}
+
+Stmt& Stmt::bind_null(int index) {
+  sqlite3_bind_null(stmt_, index);
+  return *this;
+}
+
+bool Stmt::step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  const std::string sql = sqlite3_sql(stmt_);
+  sqlite3_reset(stmt_);
+  throw_db_error(rc, db_, Context::other, "executing " + sql);
+}
+
+void Stmt::run() {
+  StmtScope scope(*this);
+  while (step()) {
+  }
+}
+
+void Stmt::reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+}
+
+std::string Stmt::blob(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  const int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string(static_cast<const char*>(p), static_cast<size_t>(n)) : std::string();
+}
+
+Db::Db(const std::string& path, int flags) : path_(path) {
+  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    const std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw_error(rc, msg, Context::open, path);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::~Db() {
+  cache_.clear();
+  sqlite3_close_v2(db_);
+}
+
+void Db::exec(std::string_view sql) {
+  const std::string text(sql);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db_, text.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    const std::string msg = err ? err : sqlite3_errmsg(db_);
+    sqlite3_free(err);
+    throw_error(rc, msg, Context::other, path_ + ": " + text.substr(0, 200));
+  }
+}
+
+Stmt& Db::prepared(std::string_view sql) {
+  auto& slot = cache_[sql.data()];
+  if (!slot) slot = std::make_unique<Stmt>(db_, sql, true);
+  return *slot;
+}
+
+int64_t Db::query_int(std::string_view sql, int64_t if_null) {
+  Stmt& s = prepared(sql);
+  StmtScope scope(s);
+  if (!s.step() || s.is_null(0)) return if_null;
+  return s.int64(0);
+}
+
+void Db::set_busy_timeout(double seconds) {
+  sqlite3_busy_timeout(db_, static_cast<int>(std::lround(seconds * 1000)));
+}
+
+}  // namespace relstore::sqlite

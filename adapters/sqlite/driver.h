@@ -1,0 +1,82 @@
+// The only SQLite-facing code besides errors.cc: RAII connection and statement wrappers.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace relstore::sqlite {
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, std::string_view sql, bool persistent);
+  ~Stmt();
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+
+  Stmt& bind(int index, int64_t value);
+  Stmt& bind_blob(int index, std::string_view value);
+  Stmt& bind_text(int index, std::string_view value);
+  Stmt& bind_null(int index);
+  // Advances; true while a row is available. Throws a translated StorageError.
+  bool step();
+  // Steps to completion, ignoring rows, then resets.
+  void run();
+  void reset();
+
+  int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  std::string blob(int col) const;
+  // None for SQL NULL.
+  std::optional<std::string> optional_blob(int col) const {
+    if (is_null(col)) return std::nullopt;
+    return blob(col);
+  }
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// Resets a statement when the scope ends, so an exception never leaves it mid-step.
+class StmtScope {
+ public:
+  explicit StmtScope(Stmt& s) : s_(s) {}
+  ~StmtScope() { s_.reset(); }
+  Stmt& operator*() { return s_; }
+  Stmt* operator->() { return &s_; }
+
+ private:
+  Stmt& s_;
+};
+
+class Db {
+ public:
+  // Opens `path` with sqlite3_open_v2 flags; throws a translated StorageError naming it.
+  Db(const std::string& path, int flags);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  void exec(std::string_view sql);
+  // A statement prepared once per connection and reused; `sql` must outlive the Db.
+  Stmt& prepared(std::string_view sql);
+  // Runs a query returning one integer (NULL as `if_null`).
+  int64_t query_int(std::string_view sql, int64_t if_null = 0);
+  void set_busy_timeout(double seconds);
+  bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::map<const char*, std::unique_ptr<Stmt>> cache_;  // keyed by the literal's address
+};
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,104 @@
+#include "adapters/sqlite/load_connection.h"
+
+#include "relstore/timestamp.h"
+
+namespace relstore::sqlite {
+
+SqliteLoadConnection::SqliteLoadConnection(const Location& loc, backend::Adapter&)
+    : db_(open_main(loc, Role::load)), q_(queries(loc.keep_history)) {}
+
+SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
+
+backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> since) {
+  end_snapshot();
+  db_->exec("BEGIN DEFERRED");
+  backend::PollResult r;
+  // The first read fixes the WAL snapshot.
+  r.last_tid = Tid::from_sql(db_->query_int(q_.last_tid));
+  if (since) {
+    r.changes.emplace();
+    if (r.last_tid > *since) {
+      Stmt& s = db_->prepared(q_.poll);
+      StmtScope scope(s);
+      s.bind(1, since->sql());
+      while (s.step()) r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
+    }
+  }
+  return r;
+}
+
+void SqliteLoadConnection::end_snapshot() noexcept {
+  if (db_ && db_->in_transaction()) {
+    try {
+      db_->exec("ROLLBACK");
+    } catch (...) {
+      // Nothing to undo in a read transaction; the connection stays usable.
+    }
+  }
+}
+
+std::optional<backend::StateRow> SqliteLoadConnection::load_current(Oid oid) {
+  Stmt& s = db_->prepared(q_.load_current);
+  StmtScope scope(s);
+  s.bind(1, oid.sql());
+  if (!s.step()) return std::nullopt;
+  return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+}
+
+std::optional<backend::StateRow> SqliteLoadConnection::load_revision(Oid oid, Tid tid) {
+  Stmt& s = db_->prepared(kLoadRevision);
+  StmtScope scope(s);
+  s.bind(1, oid.sql()).bind(2, tid.sql());
+  if (!s.step()) return std::nullopt;
+  return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+}
+
+std::optional<backend::BeforeRow> SqliteLoadConnection::load_before(Oid oid, Tid tid) {
+  Stmt& s = db_->prepared(q_.load_before);
+  StmtScope scope(s);
+  s.bind(1, oid.sql()).bind(2, tid.sql());
+  if (!s.step()) return std::nullopt;
+  backend::BeforeRow r{Tid::from_sql(s.int64(0)), s.optional_blob(1), std::nullopt};
+  if (!s.is_null(2)) r.end = Tid::from_sql(s.int64(2));
+  return r;
+}
+
+bool SqliteLoadConnection::exists(Oid oid) {
+  Stmt& s = db_->prepared(kExists);
+  StmtScope scope(s);
+  s.bind(1, oid.sql());
+  return s.step();
+}
+
+std::vector<HistoryEntry> SqliteLoadConnection::history(Oid oid, size_t size) {
+  Stmt& s = db_->prepared(q_.history);
+  StmtScope scope(s);
+  s.bind(1, oid.sql()).bind(2, static_cast<int64_t>(size));
+  std::vector<HistoryEntry> out;
+  while (s.step()) {
+    HistoryEntry e;
+    e.tid = Tid::from_sql(s.int64(0));
+    e.time = TimeStamp(e.tid).unix_time();
+    e.size = static_cast<uint64_t>(s.int64(1));
+    e.user = s.blob(2);
+    e.description = s.blob(3);
+    e.extension = s.blob(4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::pair<Oid, backend::StateRow>> SqliteLoadConnection::current_records(Oid from,
+                                                                                    size_t limit) {
+  Stmt& s = db_->prepared(q_.current_records);
+  StmtScope scope(s);
+  s.bind(1, from.sql()).bind(2, static_cast<int64_t>(limit));
+  std::vector<std::pair<Oid, backend::StateRow>> out;
+  while (s.step()) {
+    out.emplace_back(Oid::from_sql(s.int64(0)),
+                     backend::StateRow{Tid::from_sql(s.int64(1)), s.optional_blob(2)});
+  }
+  return out;
+}
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,30 @@
+// An instance's snapshot: a read transaction on its own connection (mover + poller).
+#pragma once
+
+#include <memory>
+
+#include "adapters/sqlite/adapter.h"
+#include "adapters/sqlite/queries.h"
+
+namespace relstore::sqlite {
+
+class SqliteLoadConnection : public backend::LoadConnection {
+ public:
+  SqliteLoadConnection(const Location& loc, backend::Adapter& adapter);
+  ~SqliteLoadConnection() override;
+
+  backend::PollResult begin_snapshot(std::optional<Tid> since) override;
+  void end_snapshot() noexcept override;
+  std::optional<backend::StateRow> load_current(Oid oid) override;
+  std::optional<backend::StateRow> load_revision(Oid oid, Tid tid) override;
+  std::optional<backend::BeforeRow> load_before(Oid oid, Tid tid) override;
+  bool exists(Oid oid) override;
+  std::vector<HistoryEntry> history(Oid oid, size_t size) override;
+  std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from, size_t limit) override;
+
+ private:
+  std::unique_ptr<Db> db_;
+  const Queries& q_;
+};
+
+}  // namespace relstore::sqlite

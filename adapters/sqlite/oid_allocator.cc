@@ -1,0 +1,66 @@
+#include "adapters/sqlite/oid_allocator.h"
+
+#include "embedded_sql.h"
+#include "relstore/errors.h"
+
+namespace relstore::sqlite {
+namespace {
+
+// Runs `body` inside BEGIN IMMEDIATE … COMMIT, rolling back on failure.
+template <class F>
+auto in_write_txn(Db& db, F&& body) {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    auto result = body();
+    db.exec("COMMIT");
+    return result;
+  } catch (...) {
+    db.exec("ROLLBACK");
+    throw;
+  }
+}
+
+}  // namespace
+
+OidAllocator::OidAllocator(const Location& loc)
+    : db_(std::make_unique<Db>(loc.oids_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) {
+  db_->set_busy_timeout(loc.lock_timeout);
+  // A rollback journal, not RelStorage's journal_mode=off: a crash must never let the
+  // counter go back and hand out OIDs twice.
+  db_->exec("PRAGMA journal_mode = PERSIST");
+  db_->exec("PRAGMA synchronous = NORMAL");
+}
+
+void OidAllocator::ensure_schema() {
+  in_write_txn(*db_, [&] {
+    db_->exec(embedded_sql("sql/sqlite/oids.sql"));
+    return 0;
+  });
+}
+
+Oid OidAllocator::allocate() {
+  const int64_t block = in_write_txn(*db_, [&] {
+    return db_->query_int("UPDATE new_oid SET zoid = zoid + 1 RETURNING zoid", -1);
+  });
+  if (block <= 0) throw SchemaError(db_->path() + ": the new_oid table is empty or damaged");
+  return Oid(static_cast<uint64_t>(block) * 16);
+}
+
+void OidAllocator::set_min(Oid oid) {
+  const auto block = static_cast<int64_t>((oid.value() + 15) / 16);
+  in_write_txn(*db_, [&] {
+    Stmt& s = db_->prepared("UPDATE new_oid SET zoid = ?1 WHERE zoid < ?1");
+    s.bind(1, block);
+    s.run();
+    return 0;
+  });
+}
+
+void OidAllocator::reset() {
+  in_write_txn(*db_, [&] {
+    db_->exec("UPDATE new_oid SET zoid = 0");
+    return 0;
+  });
+}
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,185 @@
+#include "adapters/sqlite/store_connection.h"
+
+#include "adapters/sqlite/errors.h"
+#include "relstore/errors.h"
+#include "relstore/timestamp.h"
+
+namespace relstore::sqlite {
+namespace {
+
+constexpr const char* kInsertTemp =
+    "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES (?, ?, ?, ?)";
+constexpr const char* kReplaceTemp =
+    "UPDATE temp_store SET prev_tid = ?, md5 = ?, state = ? WHERE zoid = ?";
+constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
+constexpr const char* kInsertTransaction =
+    "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
+    "VALUES (?, ?, ?, ?, ?, ?)";
+constexpr const char* kMoveHp =
+    "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
+    "SELECT t.zoid, ?1, COALESCE(c.tid, 0), t.md5, COALESCE(LENGTH(t.state), 0), t.state "
+    "FROM temp_store t LEFT JOIN current_object c ON c.zoid = t.zoid ORDER BY t.zoid";
+constexpr const char* kCurrentHp =
+    "INSERT INTO current_object (zoid, tid) SELECT zoid, ?1 FROM temp_store WHERE true "
+    "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid";
+// Blob rows of an object whose state is replaced belong to the old state (RelStorage does
+// the same); deleted objects lose theirs by cascade.
+constexpr const char* kDropBlobsHf =
+    "DELETE FROM blob_chunk WHERE zoid IN (SELECT zoid FROM temp_store)";
+constexpr const char* kDeleteHf =
+    "DELETE FROM object_state WHERE zoid IN (SELECT zoid FROM temp_store WHERE state IS NULL)";
+constexpr const char* kMoveHf =
+    "INSERT INTO object_state (zoid, tid, state_size, state) "
+    "SELECT zoid, ?1, LENGTH(state), state FROM temp_store WHERE state IS NOT NULL "
+    "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, state_size = excluded.state_size, "
+    "state = excluded.state";
+
+}  // namespace
+
+SqliteStoreConnection::SqliteStoreConnection(const Location& loc, backend::Adapter&)
+    : loc_(loc), db_(open_main(loc, Role::store)), q_(queries(loc.keep_history)) {
+  db_->exec(
+      "CREATE TEMP TABLE IF NOT EXISTS temp_store (zoid INTEGER PRIMARY KEY NOT NULL, "
+      "prev_tid INTEGER NOT NULL, md5 CHAR(32), state BLOB)");
+}
+
+SqliteStoreConnection::~SqliteStoreConnection() { rollback(); }
+
+OidAllocator& SqliteStoreConnection::oids() {
+  if (!oids_) oids_ = std::make_unique<OidAllocator>(loc_);
+  return *oids_;
+}
+
+Oid SqliteStoreConnection::allocate_oids() { return oids().allocate(); }
+
+void SqliteStoreConnection::set_min_oid(Oid oid) { oids().set_min(oid); }
+
+void SqliteStoreConnection::upload(std::span<const backend::PendingRecord> records) {
+  Stmt& s = db_->prepared(kInsertTemp);
+  for (const auto& r : records) {
+    StmtScope scope(s);
+    s.bind(1, r.oid.sql()).bind(2, r.prev_tid.sql());
+    if (r.md5.empty()) {
+      s.bind_null(3);
+    } else {
+      s.bind_text(3, r.md5);  // hex text in a BLOB-declared column, as RelStorage stores it
+    }
+    if (r.state) {
+      s.bind_blob(4, *r.state);
+    } else {
+      s.bind_null(4);
+    }
+    s.step();
+  }
+  record_count_ = records.size();
+}
+
+void SqliteStoreConnection::check_read_current(std::span<const backend::ReadCurrent> rc) {
+  Stmt& s = db_->prepared(q_.current_tid);
+  for (const auto& r : rc) {
+    StmtScope scope(s);
+    s.bind(1, r.oid.sql());
+    const Tid current = s.step() ? Tid::from_sql(s.int64(0)) : Tid(0);
+    if (current != r.serial) throw ReadConflictError(r.oid, std::make_pair(current, r.serial));
+  }
+}
+
+std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::VoteRequest& req) {
+  db_->set_busy_timeout(req.lock_timeout);
+  try {
+    db_->exec("BEGIN IMMEDIATE");
+  } catch (const DisconnectedError& e) {
+    // Busy outside vote context is reported as a lost connection; here it is the lock.
+    throw UnableToAcquireCommitLockError(e.what());
+  }
+  if (req.forced_tid && loc_.keep_history) {
+    Stmt& s = db_->prepared(kTidTaken);
+    StmtScope scope(s);
+    s.bind(1, req.forced_tid->sql());
+    if (s.step()) {
+      throw StorageError("cannot restore transaction " + req.forced_tid->hex() +
+                         ": the database already has a transaction with that TID");
+    }
+  }
+  db_->exec("DELETE FROM temp_store");
+  upload(req.records);
+  check_read_current(req.read_current);
+  std::vector<backend::ConflictRow> out;
+  if (req.check_conflicts) {
+    Stmt& s = db_->prepared(q_.conflicts);
+    StmtScope scope(s);
+    while (s.step()) {
+      out.push_back({Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)),
+                     Tid::from_sql(s.int64(2)), s.optional_blob(3)});
+    }
+  }
+  return out;
+}
+
+void SqliteStoreConnection::replace(std::span<const backend::PendingRecord> records) {
+  Stmt& s = db_->prepared(kReplaceTemp);
+  for (const auto& r : records) {
+    StmtScope scope(s);
+    s.bind(1, r.prev_tid.sql());
+    if (r.md5.empty()) {
+      s.bind_null(2);
+    } else {
+      s.bind_text(2, r.md5);
+    }
+    if (r.state) {
+      s.bind_blob(3, *r.state);
+    } else {
+      s.bind_null(3);
+    }
+    s.bind(4, r.oid.sql());
+    s.step();
+  }
+}
+
+void SqliteStoreConnection::move(Tid tid) {
+  if (loc_.keep_history) {
+    db_->prepared(kMoveHp).bind(1, tid.sql()).run();
+    db_->prepared(kCurrentHp).bind(1, tid.sql()).run();
+  } else {
+    db_->prepared(kDropBlobsHf).run();
+    db_->prepared(kDeleteHf).run();
+    db_->prepared(kMoveHf).bind(1, tid.sql()).run();
+  }
+}
+
+Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
+  const Tid tid = req.forced_tid ? *req.forced_tid
+                                  : next_tid(req.now, Tid::from_sql(db_->query_int(q_.last_tid)));
+  if (loc_.keep_history) {
+    Stmt& s = db_->prepared(kInsertTransaction);
+    StmtScope scope(s);
+    s.bind(1, tid.sql())
+        .bind(2, req.status == 'p' ? 1 : 0)
+        .bind(3, record_count_ == 0 ? 1 : 0)
+        .bind_blob(4, req.meta->user)
+        .bind_blob(5, req.meta->description)
+        .bind_blob(6, req.meta->extension);
+    s.step();
+  }
+  move(tid);
+  db_->exec("DELETE FROM temp_store");
+  try {
+    db_->exec("COMMIT");
+  } catch (const DisconnectedError& e) {
+    throw UnableToAcquireCommitLockError(e.what());
+  }
+  return tid;
+}
+
+void SqliteStoreConnection::rollback() noexcept {
+  record_count_ = 0;
+  if (db_ && db_->in_transaction()) {
+    try {
+      db_->exec("ROLLBACK");
+    } catch (...) {
+      // A failed rollback leaves SQLite in autocommit; nothing is kept.
+    }
+  }
+}
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,41 @@
+// Two-phase commit on SQLite: temp_store upload, checks and the move under the write lock.
+#pragma once
+
+#include <memory>
+
+#include "adapters/sqlite/adapter.h"
+#include "adapters/sqlite/oid_allocator.h"
+#include "adapters/sqlite/queries.h"
+
+namespace relstore::sqlite {
+
+// SQLite has one writer at a time, so the database write lock taken at vote (BEGIN
+// IMMEDIATE) is the commit lock and every object lock at once: conflict checks and
+// readCurrent checks under it see the newest data, and nobody can change an object
+// between vote and finish.
+class SqliteStoreConnection : public backend::StoreConnection {
+ public:
+  SqliteStoreConnection(const Location& loc, backend::Adapter& adapter);
+  ~SqliteStoreConnection() override;
+
+  std::vector<backend::ConflictRow> vote(const backend::VoteRequest& req) override;
+  void replace(std::span<const backend::PendingRecord> records) override;
+  Tid finish(const backend::FinishRequest& req) override;
+  void rollback() noexcept override;
+  Oid allocate_oids() override;
+  void set_min_oid(Oid oid) override;
+
+ private:
+  void upload(std::span<const backend::PendingRecord> records);
+  void check_read_current(std::span<const backend::ReadCurrent> read_current);
+  void move(Tid tid);
+  OidAllocator& oids();
+
+  const Location& loc_;
+  std::unique_ptr<Db> db_;
+  std::unique_ptr<OidAllocator> oids_;
+  const Queries& q_;
+  size_t record_count_ = 0;
+};
+
+}  // namespace relstore::sqlite

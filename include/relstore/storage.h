@@ -1,0 +1,208 @@
+// The storage interface: ZODB's IStorage + IMVCCStorage (design.md §6, conformance.md).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "relstore/types.h"
+#include "relstore/uri.h"
+
+namespace relstore {
+
+// What ZODB's transaction object carries to the storage. The storage identifies "the
+// transaction begun" by the address of this object, as ZODB does by identity.
+struct TransactionMetaData {
+  Bytes user;
+  Bytes description;
+  Bytes extension;  // the pickled extension dict, stored and returned verbatim
+};
+
+struct LoadResult {
+  Bytes data;
+  Tid tid;
+};
+
+struct LoadBeforeResult {
+  Bytes data;
+  Tid start;                // the revision's serial
+  std::optional<Tid> end;   // serial of the next revision; none if `start` is current
+};
+
+struct HistoryEntry {
+  Tid tid;
+  double time = 0;  // seconds since the Unix epoch
+  Bytes user;
+  Bytes description;
+  Bytes extension;
+  uint64_t size = 0;  // bytes of the record's data
+};
+
+struct DataRecord {
+  Oid oid;
+  Tid tid;
+  std::optional<Bytes> data;      // none: the object is absent in this revision
+  std::optional<Tid> data_txn;    // for records that reuse another revision's data (undo)
+};
+
+struct TransactionRecord {
+  Tid tid;
+  char status = ' ';  // ' ' committed, 'p' packed
+  Bytes user;
+  Bytes description;
+  Bytes extension;
+  std::vector<DataRecord> records;
+};
+
+// Yields transactions in TID order from a snapshot taken when it was created.
+class TransactionIterator {
+ public:
+  virtual ~TransactionIterator() = default;
+  // Fills `out` with the next transaction; false at the end.
+  virtual bool next(TransactionRecord& out) = 0;
+};
+
+struct RecordIterResult {
+  Oid oid;
+  Tid tid;
+  Bytes data;
+  std::optional<Oid> next;  // cursor for the following call; none at the end
+};
+
+// What a conflict resolver is given: the state the writer started from (none when the
+// storage no longer has it, e.g. history-free), the committed state and the new state.
+struct ConflictInput {
+  Oid oid;
+  Tid old_serial;
+  Tid committed_serial;
+  const Bytes* old_state;  // may be null
+  const Bytes& committed_state;
+  const Bytes& new_state;
+};
+
+// Returns the merged state, or none when the conflict cannot be resolved. An exception
+// thrown by the resolver counts as "cannot resolve".
+using ConflictResolver = std::function<std::optional<Bytes>(const ConflictInput&)>;
+
+// One thread's view of a storage: an MVCC snapshot and a two-phase commit.
+// Not thread-safe: use one instance per thread or connection.
+class StorageInstance {
+ public:
+  virtual ~StorageInstance() = default;
+
+  // --- MVCC ---
+  // Starts a new snapshot and returns the OIDs other committers changed since the
+  // previous one; none means "everything" (the instance cannot tell).
+  virtual std::optional<std::vector<Oid>> poll_invalidations() = 0;
+  // Ends the current snapshot so that the next read or poll sees the newest data.
+  virtual void sync() = 0;
+  // Ends the read transaction now without starting a new one (the application transaction
+  // ended); no connection is left idle in a transaction.
+  virtual void release_snapshot() = 0;
+  // Gives back the instance's connections; the instance is unusable afterwards.
+  virtual void release() = 0;
+
+  // --- reads ---
+  // The current revision in this snapshot. Throws POSKeyError if absent or deleted.
+  virtual LoadResult load(Oid oid) = 0;
+  // The newest revision strictly before `tid`; none if the object was created at or
+  // after `tid`. Throws POSKeyError for an unknown OID.
+  virtual std::optional<LoadBeforeResult> load_before(Oid oid, Tid tid) = 0;
+  // Exactly revision `tid`. Throws POSKeyError if there is no such revision.
+  virtual Bytes load_serial(Oid oid, Tid tid) = 0;
+  // Newest first, at most `size` entries. Throws POSKeyError for an unknown OID.
+  virtual std::vector<HistoryEntry> history(Oid oid, size_t size = 1) = 0;
+  // The newest committed TID, zero when the storage is empty.
+  virtual Tid last_transaction() = 0;
+
+  // --- writes ---
+  virtual Oid new_oid() = 0;
+  // Begins a commit. `tid` forces the transaction's TID (restore/convert).
+  virtual void tpc_begin(const TransactionMetaData& txn, std::optional<Tid> tid = std::nullopt,
+                         char status = ' ') = 0;
+  // `serial` is the revision the writer read; none or zero for a new object.
+  virtual void store(Oid oid, std::optional<Tid> serial, const Bytes& data,
+                     const TransactionMetaData& txn) = 0;
+  // Writes a revision as is, without conflict checks; none data records an absent object.
+  virtual void restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
+                       const TransactionMetaData& txn) = 0;
+  // readCurrent: fail the commit if `oid` is no longer at `serial`, and keep others from
+  // changing it until this transaction ends.
+  virtual void check_current_serial(Oid oid, Tid serial, const TransactionMetaData& txn) = 0;
+  // Deletes an object; `serial` must be current.
+  virtual void delete_object(Oid oid, Tid serial, const TransactionMetaData& txn) = 0;
+  // Uploads, locks and detects conflicts. Returns the OIDs whose state was resolved.
+  virtual std::vector<Oid> tpc_vote(const TransactionMetaData& txn) = 0;
+  // Commits; `on_tid` runs with the TID before other instances of this storage can see the
+  // commit. Does not fail for data reasons after a successful vote.
+  virtual Tid tpc_finish(const TransactionMetaData& txn,
+                         const std::function<void(Tid)>& on_tid = {}) = 0;
+  // Discards the transaction and releases every lock. Never throws; an unknown
+  // transaction is ignored.
+  virtual void tpc_abort(const TransactionMetaData& txn) noexcept = 0;
+
+  // --- iteration ---
+  virtual std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start = std::nullopt,
+                                                        std::optional<Tid> stop = std::nullopt) = 0;
+  // Walks current records in OID order; pass the previous result's `next`.
+  virtual std::optional<RecordIterResult> record_iternext(std::optional<Oid> next) = 0;
+
+  virtual bool is_read_only() const = 0;
+};
+
+// Facts about a database, for `relstore info`.
+struct StorageInfo {
+  std::string backend;  // "sqlite", "postgresql", "mysql", "file"
+  bool keep_history = false;
+  uint64_t objects = 0;
+  uint64_t transactions = 0;
+  uint64_t size_bytes = 0;  // bytes of object state
+  Tid last_tid;
+  std::string schema_version;
+};
+
+// Counters an adapter keeps about its server traffic.
+struct StorageStats {
+  uint64_t round_trips = 0;
+  uint64_t commits = 0;
+  uint64_t cache_hits = 0;
+  uint64_t cache_misses = 0;
+};
+
+// A database: options, shared cache, OID blocks and a pool of connections. Thread-safe.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  // A new MVCC instance; it starts with no snapshot.
+  virtual std::unique_ptr<StorageInstance> new_instance() = 0;
+  // A read-only instance whose loads are as of just before `before`.
+  virtual std::unique_ptr<StorageInstance> historical_instance(Tid before) = 0;
+
+  virtual void set_conflict_resolver(ConflictResolver resolver) = 0;
+
+  virtual std::string name() const = 0;
+  virtual std::string sort_key() const = 0;
+  virtual bool is_read_only() const = 0;
+  virtual bool keep_history() const = 0;
+  // Number of current objects (exact).
+  virtual uint64_t len() = 0;
+  // Bytes of stored state.
+  virtual uint64_t size() = 0;
+  virtual StorageInfo info() = 0;
+  virtual StorageStats stats() const = 0;
+  // Removes every object and transaction and resets the OID allocator (convert --clear).
+  virtual void zap_all() = 0;
+  virtual void close() = 0;
+};
+
+// Opens the storage a URI names (see uri.h). Throws ConfigError for a bad URI or option,
+// SchemaError when the database is not usable as asked, StorageError otherwise.
+std::unique_ptr<Storage> open_storage(std::string_view uri);
+std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options);
+
+}  // namespace relstore

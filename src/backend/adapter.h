@@ -1,0 +1,145 @@
+// The contract between the generic storage (src/) and a database dialect (adapters/).
+// A dialect implements these three classes; everything database-independent (2PC state
+// machine, conflict resolution, caches, OID blocks) stays in src/.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "relstore/storage.h"
+
+namespace relstore::backend {
+
+// One revision as a reader sees it. `state` none: the object is absent (deleted or its
+// creation undone) in this revision.
+struct StateRow {
+  Tid tid;
+  std::optional<Bytes> state;
+};
+
+struct BeforeRow {
+  Tid start;
+  std::optional<Bytes> state;
+  std::optional<Tid> end;
+};
+
+struct PollResult {
+  Tid last_tid;  // the newest TID the new snapshot sees (zero when empty)
+  // (oid, tid) committed after `since`; none when no `since` was given.
+  std::optional<std::vector<std::pair<Oid, Tid>>> changes;
+};
+
+// A connection whose read transaction is an instance's snapshot.
+class LoadConnection {
+ public:
+  virtual ~LoadConnection() = default;
+  // Ends the current read transaction and begins a new snapshot; when `since` is given,
+  // also lists what was committed after it. One round trip where the dialect allows.
+  virtual PollResult begin_snapshot(std::optional<Tid> since) = 0;
+  // Ends the read transaction so the connection is not left idle in one. Never throws.
+  virtual void end_snapshot() noexcept = 0;
+
+  // The current revision in the snapshot, none if the object never existed.
+  virtual std::optional<StateRow> load_current(Oid oid) = 0;
+  // Exactly revision `tid`, none if there is no such revision.
+  virtual std::optional<StateRow> load_revision(Oid oid, Tid tid) = 0;
+  // The newest revision strictly before `tid`, none if there is none.
+  virtual std::optional<BeforeRow> load_before(Oid oid, Tid tid) = 0;
+  // Whether any revision of `oid` exists in the snapshot.
+  virtual bool exists(Oid oid) = 0;
+  // Newest first, at most `size`; empty if the object is unknown.
+  virtual std::vector<HistoryEntry> history(Oid oid, size_t size) = 0;
+  // Up to `limit` current records with oid >= `from`, in OID order.
+  virtual std::vector<std::pair<Oid, StateRow>> current_records(Oid from, size_t limit) = 0;
+};
+
+// A record on its way into the database.
+struct PendingRecord {
+  Oid oid;
+  Tid prev_tid;                // the serial the writer read; zero for a new object
+  std::optional<Bytes> state;  // none: delete (store) or absent revision (restore)
+  std::string md5;             // lowercase hex MD5 of state (history-preserving only)
+};
+
+struct ReadCurrent {
+  Oid oid;
+  Tid serial;
+};
+
+struct VoteRequest {
+  std::span<const PendingRecord> records;  // sorted by OID
+  std::span<const ReadCurrent> read_current;
+  bool check_conflicts = true;  // false for restore
+  std::optional<Tid> forced_tid;  // the TID finish will use, when the caller chose it
+  double lock_timeout = 30.0;
+};
+
+// An object whose committed TID differs from the serial the writer read.
+struct ConflictRow {
+  Oid oid;
+  Tid committed;
+  Tid given;
+  std::optional<Bytes> committed_state;
+};
+
+struct FinishRequest {
+  const TransactionMetaData* meta = nullptr;
+  std::optional<Tid> forced_tid;  // restore/convert: use this TID as is
+  char status = ' ';
+  double now = 0;  // the client clock, for dialects that choose TIDs on the client
+  double lock_timeout = 30.0;
+};
+
+// A pooled connection for two-phase commit and OID allocation (READ COMMITTED).
+class StoreConnection {
+ public:
+  virtual ~StoreConnection() = default;
+  // Uploads the records, takes readCurrent and object locks, and returns conflicts.
+  // Throws ReadConflictError for a stale readCurrent, LockConflictError on lock timeout.
+  virtual std::vector<ConflictRow> vote(const VoteRequest& req) = 0;
+  // Replaces uploaded records whose conflicts were resolved.
+  virtual void replace(std::span<const PendingRecord> records) = 0;
+  // Takes the commit lock, chooses the TID, moves the records, commits. Returns the TID.
+  virtual Tid finish(const FinishRequest& req) = 0;
+  // Rolls back whatever is in progress and releases every lock. Never throws.
+  virtual void rollback() noexcept = 0;
+  // Allocates a block of 16 OIDs in its own transaction; returns the highest one.
+  virtual Oid allocate_oids() = 0;
+  // Makes sure later blocks start above the block holding `oid` (block n = 16n-15 … 16n),
+  // so the allocator never hands out `oid` or anything below it. Own transaction.
+  virtual void set_min_oid(Oid oid) = 0;
+  // Whether the connection is still usable (false after a lost connection).
+  virtual bool healthy() const { return true; }
+};
+
+// One per database: opens connections and answers database-wide questions.
+class Adapter {
+ public:
+  virtual ~Adapter() = default;
+  virtual std::string dialect() const = 0;
+  virtual bool keep_history() const = 0;
+  virtual std::string describe() const = 0;  // redacted URI for names and messages
+
+  virtual std::unique_ptr<LoadConnection> open_load() = 0;
+  virtual std::unique_ptr<StoreConnection> open_store() = 0;
+  // An iterator over a snapshot of its own, taken now.
+  virtual std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
+                                                             std::optional<Tid> stop) = 0;
+  virtual StorageInfo info() = 0;
+  // Removes every object and transaction and resets the OID allocator.
+  virtual void zap_all() = 0;
+
+  uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
+  // Connections call this once per server round trip.
+  void count_round_trip(uint64_t n = 1) { round_trips_.fetch_add(n, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> round_trips_{0};
+};
+
+}  // namespace relstore::backend

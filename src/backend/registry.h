@@ -1,0 +1,19 @@
+// Factories of the dialects compiled into this build (see cmake/RelstoreBackends.cmake).
+#pragma once
+
+#include <memory>
+
+#include "backend/adapter.h"
+
+namespace relstore::backend {
+
+std::unique_ptr<Adapter> make_sqlite_adapter(const StorageUri& uri, const StorageOptions& options);
+#ifdef RELSTORE_HAVE_POSTGRESQL
+std::unique_ptr<Adapter> make_postgresql_adapter(const StorageUri& uri,
+                                                 const StorageOptions& options);
+#endif
+#ifdef RELSTORE_HAVE_MYSQL
+std::unique_ptr<Adapter> make_mysql_adapter(const StorageUri& uri, const StorageOptions& options);
+#endif
+
+}  // namespace relstore::backend

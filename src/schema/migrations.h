@@ -1,0 +1,25 @@
+// Numbered, append-only schema migrations embedded from migrations/<dialect>/.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace relstore {
+
+struct Migration {
+  int version = 0;
+  std::string name;        // file name without the number and extension
+  std::string_view text;   // whole file
+};
+
+// The migrations of a dialect ("sqlite", "postgresql", "mysql"), ordered by version.
+std::vector<Migration> migrations_for(std::string_view dialect);
+
+// The statements of a migration that apply to a history mode. A file is split into
+// sections by lines "-- @common", "-- @hf" and "-- @hp" (text before the first marker is
+// common) and into statements at lines ending with ";". Lines "-- @end" close a
+// statement block kept whole (procedure bodies containing ";").
+std::vector<std::string> migration_statements(std::string_view text, bool keep_history);
+
+}  // namespace relstore

@@ -1,0 +1,372 @@
+#include "storage/db_instance.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "md5.h"
+#include "relstore/errors.h"
+#include "storage/db_storage.h"
+
+namespace relstore {
+namespace {
+
+// The known-current map is a cache of this snapshot; past this size it is simply dropped.
+constexpr size_t kMaxKnown = 1u << 20;
+
+}  // namespace
+
+DbInstance::DbInstance(DbStorage& storage, std::optional<Tid> before)
+    : storage_(storage), before_(before) {}
+
+DbInstance::~DbInstance() {
+  if (txn_) tpc_abort(*txn_);
+}
+
+bool DbInstance::is_read_only() const { return before_.has_value() || storage_.is_read_only(); }
+
+void DbInstance::require_writable() const {
+  if (before_) throw ReadOnlyError("a historical instance is read-only");
+  if (storage_.is_read_only()) throw ReadOnlyError();
+}
+
+backend::LoadConnection& DbInstance::load_conn() {
+  if (released_) throw StorageError("the storage instance was released");
+  if (!load_) load_ = storage_.adapter().open_load();
+  return *load_;
+}
+
+// ---------------------------------------------------------------- snapshot
+
+void DbInstance::restart_snapshot() {
+  auto& conn = load_conn();
+  const std::optional<Tid> since = had_snapshot_ ? std::optional(snapshot_tid_) : std::nullopt;
+  backend::PollResult r;
+  {
+    std::shared_lock visible(storage_.visibility());
+    r = conn.begin_snapshot(since);
+  }
+  in_snapshot_ = true;
+  if (r.changes) {
+    for (const auto& [oid, tid] : *r.changes) {
+      if (own_commits_.count(tid)) continue;  // our own commit: the cache already has it
+      known_.erase(oid);
+      pending_.insert(oid);
+    }
+  } else if (had_snapshot_) {
+    pending_everything_ = true;
+    known_.clear();
+  }
+  if (had_snapshot_ && r.last_tid < snapshot_tid_) {
+    // The database went back in time (restored, zapped): nothing we know holds.
+    pending_everything_ = true;
+    known_.clear();
+  }
+  own_commits_.clear();
+  had_snapshot_ = true;
+  snapshot_tid_ = r.last_tid;
+  if (known_.size() > kMaxKnown) known_.clear();
+}
+
+void DbInstance::ensure_snapshot() {
+  if (!in_snapshot_) restart_snapshot();
+}
+
+std::optional<std::vector<Oid>> DbInstance::poll_invalidations() {
+  if (before_) return std::vector<Oid>{};
+  restart_snapshot();
+  std::optional<std::vector<Oid>> out;
+  if (!pending_everything_) out.emplace(pending_.begin(), pending_.end());
+  pending_.clear();
+  pending_everything_ = false;
+  return out;
+}
+
+void DbInstance::sync() {
+  if (load_ && in_snapshot_) load_->end_snapshot();
+  in_snapshot_ = false;
+}
+
+void DbInstance::release_snapshot() { sync(); }
+
+void DbInstance::release() {
+  if (txn_) tpc_abort(*txn_);
+  if (load_) load_->end_snapshot();
+  load_.reset();
+  in_snapshot_ = false;
+  released_ = true;
+}
+
+// ---------------------------------------------------------------- reads
+
+LoadResult DbInstance::load(Oid oid) {
+  if (before_) {
+    auto r = load_before(oid, *before_);
+    if (!r) throw POSKeyError(oid);
+    return {std::move(r->data), r->start};
+  }
+  ensure_snapshot();
+  if (auto it = known_.find(oid); it != known_.end()) {
+    if (auto hit = storage_.cache().get(oid, it->second)) {
+      storage_.count_hit();
+      return {std::move(*hit), it->second};
+    }
+  }
+  storage_.count_miss();
+  auto row = load_conn().load_current(oid);
+  if (!row || !row->state) throw POSKeyError(oid);
+  known_[oid] = row->tid;
+  storage_.cache().put(oid, row->tid, *row->state);
+  return {std::move(*row->state), row->tid};
+}
+
+std::optional<LoadBeforeResult> DbInstance::load_before(Oid oid, Tid tid) {
+  ensure_snapshot();
+  auto& conn = load_conn();
+  auto row = conn.load_before(oid, tid);
+  if (!row) {
+    if (!conn.exists(oid)) throw POSKeyError(oid);
+    return std::nullopt;
+  }
+  if (!row->state) throw POSKeyError(oid);  // deleted (or creation undone) at that point
+  return LoadBeforeResult{std::move(*row->state), row->start, row->end};
+}
+
+Bytes DbInstance::load_serial(Oid oid, Tid tid) {
+  if (auto hit = storage_.cache().get(oid, tid)) return std::move(*hit);
+  ensure_snapshot();
+  auto row = load_conn().load_revision(oid, tid);
+  if (!row || !row->state) throw POSKeyError(oid, tid);
+  storage_.cache().put(oid, tid, *row->state);
+  return std::move(*row->state);
+}
+
+std::vector<HistoryEntry> DbInstance::history(Oid oid, size_t size) {
+  ensure_snapshot();
+  auto h = load_conn().history(oid, size);
+  if (h.empty()) throw POSKeyError(oid);
+  return h;
+}
+
+Tid DbInstance::last_transaction() {
+  if (before_) {
+    ensure_snapshot();
+    return std::min(snapshot_tid_, Tid(before_->value() - 1));
+  }
+  ensure_snapshot();
+  return std::max(snapshot_tid_, last_own_commit_);
+}
+
+std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> start,
+                                                          std::optional<Tid> stop) {
+  return storage_.adapter().open_iterator(start, stop);
+}
+
+std::optional<RecordIterResult> DbInstance::record_iternext(std::optional<Oid> next) {
+  ensure_snapshot();
+  auto rows = load_conn().current_records(next.value_or(Oid(0)), 2);
+  if (rows.empty()) return std::nullopt;
+  RecordIterResult r;
+  r.oid = rows[0].first;
+  r.tid = rows[0].second.tid;
+  r.data = std::move(*rows[0].second.state);
+  if (rows.size() > 1) r.next = rows[1].first;
+  return r;
+}
+
+// ---------------------------------------------------------------- two-phase commit
+
+Oid DbInstance::new_oid() {
+  require_writable();
+  return storage_.new_oid();
+}
+
+void DbInstance::check_txn(const TransactionMetaData& txn, Phase phase, const char* call) const {
+  if (txn_ != &txn) {
+    throw StorageTransactionError(std::string(call) +
+                                  ": not the transaction begun with tpc_begin");
+  }
+  if (phase_ != phase) {
+    throw StorageTransactionError(std::string(call) + ": called in the wrong phase of the commit");
+  }
+}
+
+void DbInstance::tpc_begin(const TransactionMetaData& txn, std::optional<Tid> tid, char status) {
+  require_writable();
+  if (txn_) {
+    throw StorageTransactionError(txn_ == &txn ? "duplicate tpc_begin for the same transaction"
+                                               : "tpc_begin while another transaction is active");
+  }
+  if (status != ' ' && status != 'p') {
+    throw StorageTransactionError(std::string("unsupported transaction status '") + status + "'");
+  }
+  reset_txn();
+  txn_ = &txn;
+  phase_ = Phase::begun;
+  forced_tid_ = tid;
+  status_ = status;
+}
+
+void DbInstance::add_record(Oid oid, Tid prev, std::optional<Bytes> state) {
+  if (auto it = record_index_.find(oid); it != record_index_.end()) {
+    // Stored twice in one transaction: the last state wins, the first serial stays.
+    records_[it->second].state = std::move(state);
+    return;
+  }
+  record_index_.emplace(oid, records_.size());
+  records_.push_back({oid, prev, std::move(state), {}});
+}
+
+void DbInstance::store(Oid oid, std::optional<Tid> serial, const Bytes& data,
+                       const TransactionMetaData& txn) {
+  check_txn(txn, Phase::begun, "store");
+  add_record(oid, serial.value_or(Tid(0)), data);
+}
+
+void DbInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
+                         const TransactionMetaData& txn) {
+  check_txn(txn, Phase::begun, "restore");
+  if (!forced_tid_) {
+    forced_tid_ = serial;
+  } else if (*forced_tid_ != serial) {
+    throw StorageTransactionError("restore: serial " + serial.hex() +
+                                  " differs from the transaction's TID " + forced_tid_->hex());
+  }
+  add_record(oid, Tid(0), data);
+  restoring_ = true;
+}
+
+void DbInstance::check_current_serial(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  check_txn(txn, Phase::begun, "check_current_serial");
+  read_current_.push_back({oid, serial});
+}
+
+void DbInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  check_txn(txn, Phase::begun, "delete_object");
+  add_record(oid, serial, std::nullopt);
+}
+
+Bytes DbInstance::resolve(const backend::ConflictRow& c, const backend::PendingRecord& mine) {
+  const ConflictError unresolved(c.oid, std::make_pair(c.committed, c.given));
+  ConflictResolver resolver = storage_.resolver();
+  if (!resolver || !mine.state || !c.committed_state || c.given.is_zero()) throw unresolved;
+  std::optional<Bytes> old = storage_.cache().get(c.oid, c.given);
+  if (!old) {
+    auto row = load_conn().load_revision(c.oid, c.given);
+    if (row && row->state) old = std::move(row->state);
+  }
+  std::optional<Bytes> merged;
+  try {
+    merged = resolver(ConflictInput{c.oid, c.given, c.committed, old ? &*old : nullptr,
+                                    *c.committed_state, *mine.state});
+  } catch (...) {
+    throw unresolved;  // a failing resolver is an unresolved conflict, nothing else escapes
+  }
+  if (!merged) throw unresolved;
+  return std::move(*merged);
+}
+
+std::vector<Oid> DbInstance::tpc_vote(const TransactionMetaData& txn) {
+  check_txn(txn, Phase::begun, "tpc_vote");
+  std::sort(records_.begin(), records_.end(),
+            [](const auto& a, const auto& b) { return a.oid < b.oid; });
+  record_index_.clear();
+  for (size_t i = 0; i < records_.size(); ++i) record_index_[records_[i].oid] = i;
+  if (storage_.keep_history()) {
+    for (auto& r : records_) {
+      if (r.state) r.md5 = md5_hex(*r.state);
+    }
+  }
+  std::sort(read_current_.begin(), read_current_.end(),
+            [](const auto& a, const auto& b) { return a.oid < b.oid; });
+
+  std::vector<Oid> resolved;
+  try {
+    store_ = storage_.borrow_store();
+    if (!records_.empty()) storage_.note_stored_oid(records_.back().oid, *store_);
+    backend::VoteRequest req;
+    req.records = records_;
+    req.read_current = read_current_;
+    req.check_conflicts = !restoring_;
+    req.forced_tid = forced_tid_;
+    req.lock_timeout = storage_.options().commit_lock_timeout;
+    const auto conflicts = store_->vote(req);
+    std::vector<backend::PendingRecord> replaced;
+    for (const auto& c : conflicts) {
+      auto& mine = records_[record_index_.at(c.oid)];
+      mine.state = resolve(c, mine);
+      if (storage_.keep_history()) mine.md5 = md5_hex(*mine.state);
+      mine.prev_tid = c.committed;
+      replaced.push_back(mine);
+      resolved.push_back(c.oid);
+    }
+    if (!replaced.empty()) store_->replace(replaced);
+  } catch (...) {
+    // Nothing can come of this transaction: give the locks back now, not at tpc_abort.
+    if (store_) {
+      store_->rollback();
+      storage_.give_back(std::move(store_));
+    }
+    throw;
+  }
+  phase_ = Phase::voted;
+  return resolved;
+}
+
+Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<void(Tid)>& on_tid) {
+  check_txn(txn, Phase::voted, "tpc_finish");
+  backend::FinishRequest req;
+  req.meta = txn_;
+  req.forced_tid = forced_tid_;
+  req.status = status_;
+  req.now = storage_.now();
+  req.lock_timeout = storage_.options().commit_lock_timeout;
+  Tid tid;
+  std::unique_lock visible(storage_.visibility());
+  try {
+    tid = store_->finish(req);
+  } catch (...) {
+    store_->rollback();
+    storage_.give_back(std::move(store_));
+    reset_txn();
+    throw;
+  }
+  storage_.count_commit();
+  storage_.give_back(std::move(store_));
+  for (const auto& r : records_) {
+    if (r.state) {
+      storage_.cache().put(r.oid, tid, *r.state);
+      known_[r.oid] = tid;
+    } else {
+      known_.erase(r.oid);
+    }
+  }
+  own_commits_.insert(tid);
+  last_own_commit_ = std::max(last_own_commit_, tid);
+  reset_txn();
+  // The commit is durable; the callback runs before any instance of this storage can
+  // start a snapshot that sees it.
+  if (on_tid) on_tid(tid);
+  return tid;
+}
+
+void DbInstance::tpc_abort(const TransactionMetaData& txn) noexcept {
+  if (txn_ != &txn) return;
+  if (store_) {
+    store_->rollback();
+    storage_.give_back(std::move(store_));
+  }
+  reset_txn();
+}
+
+void DbInstance::reset_txn() noexcept {
+  txn_ = nullptr;
+  phase_ = Phase::idle;
+  forced_tid_.reset();
+  status_ = ' ';
+  restoring_ = false;
+  records_.clear();
+  record_index_.clear();
+  read_current_.clear();
+}
+
+}  // namespace relstore

@@ -1,0 +1,95 @@
+// StorageInstance over a database adapter: MVCC snapshot and two-phase commit.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "backend/adapter.h"
+#include "relstore/storage.h"
+
+namespace relstore {
+
+class DbStorage;
+
+class DbInstance : public StorageInstance {
+ public:
+  // `before`: a historical, read-only instance whose loads are as of just before it.
+  DbInstance(DbStorage& storage, std::optional<Tid> before);
+  ~DbInstance() override;
+
+  std::optional<std::vector<Oid>> poll_invalidations() override;
+  void sync() override;
+  void release_snapshot() override;
+  void release() override;
+
+  LoadResult load(Oid oid) override;
+  std::optional<LoadBeforeResult> load_before(Oid oid, Tid tid) override;
+  Bytes load_serial(Oid oid, Tid tid) override;
+  std::vector<HistoryEntry> history(Oid oid, size_t size) override;
+  Tid last_transaction() override;
+
+  Oid new_oid() override;
+  void tpc_begin(const TransactionMetaData& txn, std::optional<Tid> tid, char status) override;
+  void store(Oid oid, std::optional<Tid> serial, const Bytes& data,
+             const TransactionMetaData& txn) override;
+  void restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
+               const TransactionMetaData& txn) override;
+  void check_current_serial(Oid oid, Tid serial, const TransactionMetaData& txn) override;
+  void delete_object(Oid oid, Tid serial, const TransactionMetaData& txn) override;
+  std::vector<Oid> tpc_vote(const TransactionMetaData& txn) override;
+  Tid tpc_finish(const TransactionMetaData& txn, const std::function<void(Tid)>& on_tid) override;
+  void tpc_abort(const TransactionMetaData& txn) noexcept override;
+
+  std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start,
+                                                std::optional<Tid> stop) override;
+  std::optional<RecordIterResult> record_iternext(std::optional<Oid> next) override;
+
+  bool is_read_only() const override;
+
+ private:
+  enum class Phase { idle, begun, voted };
+
+  backend::LoadConnection& load_conn();
+  // Starts a snapshot if none is active; changes found on the way are kept for the next poll.
+  void ensure_snapshot();
+  // Begins a snapshot and folds the changes since the previous one into `pending_`.
+  void restart_snapshot();
+  void require_writable() const;
+  // Throws StorageTransactionError unless `txn` is the transaction begun and in `phase`.
+  void check_txn(const TransactionMetaData& txn, Phase phase, const char* call) const;
+  void add_record(Oid oid, Tid prev, std::optional<Bytes> state);
+  // Asks the resolver; returns the merged state or throws ConflictError.
+  Bytes resolve(const backend::ConflictRow& c, const backend::PendingRecord& mine);
+  void reset_txn() noexcept;
+
+  DbStorage& storage_;
+  std::optional<Tid> before_;
+  std::unique_ptr<backend::LoadConnection> load_;
+
+  // --- snapshot ---
+  bool in_snapshot_ = false;
+  bool had_snapshot_ = false;
+  Tid snapshot_tid_;
+  Tid last_own_commit_;
+  std::unordered_map<Oid, Tid> known_;     // oid -> current tid, valid for this snapshot
+  std::unordered_set<Tid> own_commits_;    // this instance's commits not yet polled past
+  std::unordered_set<Oid> pending_;        // invalidations found before the next poll
+  bool pending_everything_ = false;
+
+  // --- two-phase commit ---
+  const TransactionMetaData* txn_ = nullptr;
+  Phase phase_ = Phase::idle;
+  std::optional<Tid> forced_tid_;
+  char status_ = ' ';
+  std::vector<backend::PendingRecord> records_;
+  std::unordered_map<Oid, size_t> record_index_;
+  std::vector<backend::ReadCurrent> read_current_;
+  std::unique_ptr<backend::StoreConnection> store_;
+  bool restoring_ = false;
+  bool released_ = false;
+};
+
+}  // namespace relstore

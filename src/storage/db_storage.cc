@@ -1,0 +1,103 @@
+#include "storage/db_storage.h"
+
+#include "relstore/errors.h"
+#include "storage/db_instance.h"
+
+namespace relstore {
+
+DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions options)
+    : adapter_(std::move(adapter)),
+      options_(std::move(options)),
+      cache_(options_.cache_mb * 1024 * 1024) {
+  if (!options_.clock) options_.clock = system_clock();
+}
+
+DbStorage::~DbStorage() = default;
+
+std::unique_ptr<StorageInstance> DbStorage::new_instance() {
+  return std::make_unique<DbInstance>(*this, std::nullopt);
+}
+
+std::unique_ptr<StorageInstance> DbStorage::historical_instance(Tid before) {
+  return std::make_unique<DbInstance>(*this, before);
+}
+
+void DbStorage::set_conflict_resolver(ConflictResolver resolver) {
+  std::lock_guard lock(resolver_mu_);
+  resolver_ = std::move(resolver);
+}
+
+ConflictResolver DbStorage::resolver() const {
+  std::lock_guard lock(resolver_mu_);
+  return resolver_;
+}
+
+StorageStats DbStorage::stats() const {
+  StorageStats s;
+  s.round_trips = adapter_->round_trips();
+  s.commits = commits_.load(std::memory_order_relaxed);
+  s.cache_hits = hits_.load(std::memory_order_relaxed);
+  s.cache_misses = misses_.load(std::memory_order_relaxed);
+  return s;
+}
+
+std::unique_ptr<backend::StoreConnection> DbStorage::borrow_store() {
+  {
+    std::lock_guard lock(pool_mu_);
+    if (!pool_.empty()) {
+      auto conn = std::move(pool_.back());
+      pool_.pop_back();
+      return conn;
+    }
+  }
+  return adapter_->open_store();
+}
+
+void DbStorage::give_back(std::unique_ptr<backend::StoreConnection> conn) {
+  if (!conn || !conn->healthy()) return;  // a broken connection is dropped; the next one is new
+  std::lock_guard lock(pool_mu_);
+  pool_.push_back(std::move(conn));
+}
+
+Oid DbStorage::new_oid() {
+  if (options_.read_only) throw ReadOnlyError();
+  std::lock_guard lock(oid_mu_);
+  if (next_oid_ == 0 || next_oid_ > block_end_) {
+    auto conn = borrow_store();
+    const Oid last = conn->allocate_oids();
+    give_back(std::move(conn));
+    block_end_ = last.value();
+    next_oid_ = block_end_ - 15;
+    // OID 0 is the root: the first block (1..16) starts at 1 anyway.
+    if (next_oid_ == 0) next_oid_ = 1;
+    high_water_ = std::max(high_water_, block_end_);
+  }
+  return Oid(next_oid_++);
+}
+
+void DbStorage::note_stored_oid(Oid oid, backend::StoreConnection& conn) {
+  std::lock_guard lock(oid_mu_);
+  if (oid.value() <= high_water_) return;
+  conn.set_min_oid(oid);
+  // set_min_oid moves the allocator past the whole block holding `oid`.
+  high_water_ = (oid.value() + 15) / 16 * 16;
+}
+
+void DbStorage::zap_all() {
+  if (options_.read_only) throw ReadOnlyError();
+  {
+    std::lock_guard lock(pool_mu_);
+    pool_.clear();
+  }
+  adapter_->zap_all();
+  cache_.clear();
+  std::lock_guard lock(oid_mu_);
+  next_oid_ = block_end_ = high_water_ = 0;
+}
+
+void DbStorage::close() {
+  std::lock_guard lock(pool_mu_);
+  pool_.clear();
+}
+
+}  // namespace relstore

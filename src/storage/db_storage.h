@@ -1,0 +1,78 @@
+// Storage over a database adapter: the shared part of every SQL backend.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <vector>
+
+#include "backend/adapter.h"
+#include "relstore/clock.h"
+#include "relstore/storage.h"
+#include "storage/state_cache.h"
+
+namespace relstore {
+
+class DbStorage : public Storage {
+ public:
+  DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions options);
+  ~DbStorage() override;
+
+  std::unique_ptr<StorageInstance> new_instance() override;
+  std::unique_ptr<StorageInstance> historical_instance(Tid before) override;
+  void set_conflict_resolver(ConflictResolver resolver) override;
+
+  std::string name() const override { return adapter_->describe(); }
+  std::string sort_key() const override { return adapter_->describe(); }
+  bool is_read_only() const override { return options_.read_only; }
+  bool keep_history() const override { return adapter_->keep_history(); }
+  uint64_t len() override { return adapter_->info().objects; }
+  uint64_t size() override { return adapter_->info().size_bytes; }
+  StorageInfo info() override { return adapter_->info(); }
+  StorageStats stats() const override;
+  void zap_all() override;
+  void close() override;
+
+  // --- for instances ---
+  backend::Adapter& adapter() { return *adapter_; }
+  const StorageOptions& options() const { return options_; }
+  StateCache& cache() { return cache_; }
+  ConflictResolver resolver() const;
+  double now() const { return options_.clock->now(); }
+
+  std::unique_ptr<backend::StoreConnection> borrow_store();
+  void give_back(std::unique_ptr<backend::StoreConnection> conn);
+
+  Oid new_oid();
+  // Moves the OID allocator past `oid` if it may not be already.
+  void note_stored_oid(Oid oid, backend::StoreConnection& conn);
+
+  // Held exclusively while a commit becomes visible and its callback runs; shared while
+  // an instance starts a snapshot, so no instance sees a commit before its callback ran.
+  std::shared_mutex& visibility() { return visibility_; }
+
+  void count_hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
+  void count_miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
+  void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::unique_ptr<backend::Adapter> adapter_;
+  StorageOptions options_;
+  StateCache cache_;
+  std::shared_mutex visibility_;
+
+  mutable std::mutex resolver_mu_;
+  ConflictResolver resolver_;
+
+  std::mutex pool_mu_;
+  std::vector<std::unique_ptr<backend::StoreConnection>> pool_;
+
+  std::mutex oid_mu_;
+  uint64_t next_oid_ = 0;   // next OID of the current block to hand out
+  uint64_t block_end_ = 0;  // highest OID of the current block
+  uint64_t high_water_ = 0;  // the allocator is known to be past this
+
+  std::atomic<uint64_t> hits_{0}, misses_{0}, commits_{0};
+};
+
+}  // namespace relstore

@@ -1,0 +1,253 @@
+#include "relstore/uri.h"
+
+#include <cctype>
+#include <charconv>
+#include <regex>
+
+#include "relstore/errors.h"
+
+namespace relstore {
+namespace {
+
+bool is_secret_key(std::string_view key) { return key == "password" || key == "passwd"; }
+
+std::string percent_decode(std::string_view s, std::string_view what) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      throw ConfigError("malformed URI: bad percent escape in the " + std::string(what));
+    }
+    out += static_cast<char>(std::stoi(std::string(s.substr(i + 1, 2)), nullptr, 16));
+    i += 2;
+  }
+  return out;
+}
+
+std::string percent_encode(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+void parse_query(std::string_view q, std::map<std::string, std::string>& params) {
+  while (!q.empty()) {
+    const size_t amp = q.find('&');
+    const std::string_view item = q.substr(0, amp);
+    q = amp == std::string_view::npos ? std::string_view() : q.substr(amp + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string key = percent_decode(item.substr(0, eq), "query");
+    if (key.empty()) throw ConfigError("malformed URI: a query parameter has no name");
+    params[key] = eq == std::string_view::npos ? "" : percent_decode(item.substr(eq + 1), "query");
+  }
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes" || v.empty()) return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw ConfigError("option " + key + ": expected true/false, got '" + v + "'");
+}
+
+double parse_number(const std::string& key, const std::string& v) {
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  if (ec != std::errc() || ptr != v.data() + v.size() || out < 0) {
+    throw ConfigError("option " + key + ": expected a non-negative number, got '" + v + "'");
+  }
+  return out;
+}
+
+int parse_port(std::string_view port) {
+  int p = 0;
+  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || p <= 0 ||
+      p > 65535) {
+    throw ConfigError("malformed URI: port '" + std::string(port) + "' is not a number 1-65535");
+  }
+  return p;
+}
+
+// Splits "user:pw@host:port" (host may be an IPv6 literal in brackets) into its parts.
+void parse_authority(std::string_view auth, StorageUri& uri) {
+  const size_t at = auth.rfind('@');
+  if (at != std::string_view::npos) {
+    const std::string_view cred = auth.substr(0, at);
+    const size_t colon = cred.find(':');
+    uri.user = percent_decode(cred.substr(0, colon), "user name");
+    if (colon != std::string_view::npos) {
+      uri.password = percent_decode(cred.substr(colon + 1), "password");
+    }
+    auth = auth.substr(at + 1);
+  }
+  std::string_view port;
+  if (!auth.empty() && auth.front() == '[') {
+    const size_t close = auth.find(']');
+    if (close == std::string_view::npos) throw ConfigError("malformed URI: unclosed '[' in host");
+    uri.host = std::string(auth.substr(1, close - 1));
+    auth = auth.substr(close + 1);
+    if (!auth.empty() && auth.front() != ':') throw ConfigError("malformed URI: junk after ']'");
+    if (!auth.empty()) port = auth.substr(1);
+  } else {
+    const size_t colon = auth.rfind(':');
+    uri.host = percent_decode(auth.substr(0, colon), "host");
+    if (colon != std::string_view::npos) port = auth.substr(colon + 1);
+    else auth = {};
+  }
+  if (!auth.empty()) uri.port = parse_port(port);
+}
+
+}  // namespace
+
+const char* scheme_name(Scheme s) {
+  switch (s) {
+    case Scheme::sqlite:
+      return "sqlite";
+    case Scheme::postgresql:
+      return "postgresql";
+    case Scheme::mysql:
+      return "mysql";
+    case Scheme::file:
+      return "file";
+  }
+  return "?";
+}
+
+StorageUri StorageUri::parse(std::string_view text) {
+  StorageUri uri;
+  const size_t colon = text.find(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    throw ConfigError("malformed URI '" + redact_secrets(text) +
+                      "': expected scheme:…, one of sqlite:, postgresql://, mysql://, file:");
+  }
+  std::string scheme(text.substr(0, colon));
+  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (scheme == "sqlite" || scheme == "sqlite3") {
+    uri.scheme = Scheme::sqlite;
+  } else if (scheme == "postgresql" || scheme == "postgres") {
+    uri.scheme = Scheme::postgresql;
+  } else if (scheme == "mysql" || scheme == "mariadb") {
+    uri.scheme = Scheme::mysql;
+  } else if (scheme == "file") {
+    uri.scheme = Scheme::file;
+  } else {
+    throw ConfigError("unknown URI scheme '" + scheme +
+                      "': expected sqlite, postgresql, mysql or file");
+  }
+
+  std::string_view rest = text.substr(colon + 1);
+  const size_t qmark = rest.find('?');
+  if (qmark != std::string_view::npos) {
+    parse_query(rest.substr(qmark + 1), uri.params);
+    rest = rest.substr(0, qmark);
+  }
+
+  const bool has_authority = rest.substr(0, 2) == "//";
+  if (has_authority) rest = rest.substr(2);
+  if (uri.scheme == Scheme::sqlite || uri.scheme == Scheme::file) {
+    // sqlite:///abs/dir and file:///abs/Data.fs carry an empty authority; sqlite:rel/dir
+    // and file:rel/Data.fs are relative paths.
+    if (has_authority) {
+      const size_t slash = rest.find('/');
+      const std::string_view auth = rest.substr(0, slash);
+      if (!auth.empty() && auth != "localhost") {
+        throw ConfigError("malformed URI '" + std::string(text) + "': a " + scheme +
+                          " URI names a local path: use " + scheme + ":///absolute/path or " +
+                          scheme + ":relative/path");
+      }
+      rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+    }
+    uri.database = percent_decode(rest, "path");
+    if (uri.database.empty()) throw ConfigError("malformed URI '" + std::string(text) + "': no path");
+    return uri;
+  }
+
+  if (!has_authority) {
+    throw ConfigError("malformed URI '" + redact_secrets(text) + "': expected " + scheme +
+                      "://user:password@host:port/database");
+  }
+  const size_t slash = rest.find('/');
+  parse_authority(rest.substr(0, slash), uri);
+  if (slash != std::string_view::npos) uri.database = percent_decode(rest.substr(slash + 1), "database");
+  if (uri.database.find('/') != std::string::npos) {
+    throw ConfigError("malformed URI '" + uri.redacted() + "': database name contains '/'");
+  }
+  return uri;
+}
+
+std::string StorageUri::redacted() const {
+  std::string out = scheme_name(scheme);
+  out += ':';
+  if (scheme == Scheme::sqlite || scheme == Scheme::file) {
+    out += database.starts_with('/') ? "//" + percent_encode(database) : percent_encode(database);
+  } else {
+    out += "//";
+    if (!user.empty() || !password.empty()) {
+      out += percent_encode(user);
+      if (!password.empty()) out += ":***";
+      out += '@';
+    }
+    out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    if (port) out += ":" + std::to_string(*port);
+    out += "/" + percent_encode(database);
+  }
+  char sep = '?';
+  for (const auto& [k, v] : params) {
+    out += sep;
+    out += percent_encode(k) + "=" + (is_secret_key(k) ? "***" : percent_encode(v));
+    sep = '&';
+  }
+  return out;
+}
+
+StorageOptions StorageUri::options() const {
+  StorageOptions o;
+  for (const auto& [key, value] : params) {
+    if (key == "history") {
+      if (value == "free") {
+        o.history = HistoryMode::free;
+      } else if (value == "preserving") {
+        o.history = HistoryMode::preserving;
+      } else {
+        throw ConfigError("option history: expected 'free' or 'preserving', got '" + value + "'");
+      }
+    } else if (key == "keep_history" || key == "keep-history") {
+      o.history = parse_bool(key, value) ? HistoryMode::preserving : HistoryMode::free;
+    } else if (key == "read_only" || key == "read-only") {
+      o.read_only = parse_bool(key, value);
+    } else if (key == "cache_mb") {
+      o.cache_mb = static_cast<size_t>(parse_number(key, value));
+    } else if (key == "commit_lock_timeout") {
+      o.commit_lock_timeout = parse_number(key, value);
+    } else if (key == "create") {
+      o.create = parse_bool(key, value);
+    } else {
+      o.driver[key] = value;
+    }
+  }
+  return o;
+}
+
+std::string redact_secrets(std::string_view text) {
+  static const std::regex kUserinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@)");
+  static const std::regex kKeyValue(R"(((?:password|passwd|pwd)\s*=\s*)('[^']*'|[^\s&]*))",
+                                    std::regex::icase);
+  std::string s = std::regex_replace(std::string(text), kUserinfo, "$1***@");
+  return std::regex_replace(s, kKeyValue, "$1***");
+}
+
+}  // namespace relstore
