@@ -1,0 +1,90 @@
+#include "relstore/uri.h"
+
+#include <gtest/gtest.h>
+
+#include "relstore/errors.h"
+
+namespace relstore {
+namespace {
+
+TEST(Uri, SqliteAbsoluteAndRelative) {
+  auto u = StorageUri::parse("sqlite:///var/lib/zodb");
+  EXPECT_EQ(u.scheme, Scheme::sqlite);
+  EXPECT_EQ(u.database, "/var/lib/zodb");
+  EXPECT_EQ(StorageUri::parse("sqlite:var/db").database, "var/db");
+  EXPECT_EQ(StorageUri::parse("sqlite://localhost/tmp/x").database, "/tmp/x");
+}
+
+TEST(Uri, SqliteRejectsAHost) {
+  EXPECT_THROW(StorageUri::parse("sqlite://var/db"), ConfigError);
+}
+
+TEST(Uri, PostgresqlFull) {
+  auto u = StorageUri::parse("postgresql://zope:s%40cret@db.example:5433/plone?history=free");
+  EXPECT_EQ(u.scheme, Scheme::postgresql);
+  EXPECT_EQ(u.user, "zope");
+  EXPECT_EQ(u.password, "s@cret");
+  EXPECT_EQ(u.host, "db.example");
+  EXPECT_EQ(u.port, 5433);
+  EXPECT_EQ(u.database, "plone");
+  EXPECT_EQ(u.options().history, HistoryMode::free);
+}
+
+TEST(Uri, MysqlWithoutPortAndIpv6) {
+  auto u = StorageUri::parse("mysql://root@localhost/zodb");
+  EXPECT_EQ(u.scheme, Scheme::mysql);
+  EXPECT_FALSE(u.port.has_value());
+  EXPECT_EQ(u.host, "localhost");
+  auto v6 = StorageUri::parse("postgresql://u:p@[::1]:5432/db");
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 5432);
+}
+
+TEST(Uri, FileUri) {
+  auto u = StorageUri::parse("file:///srv/Data.fs");
+  EXPECT_EQ(u.scheme, Scheme::file);
+  EXPECT_EQ(u.database, "/srv/Data.fs");
+}
+
+TEST(Uri, MalformedAndUnknown) {
+  EXPECT_THROW(StorageUri::parse("nonsense"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("oracle://x/y"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("postgresql://u@h:99999/db"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("postgresql://u@h:abc/db"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("postgresql:db"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("sqlite://"), ConfigError);
+}
+
+TEST(Uri, PasswordsNeverAppear) {
+  auto u = StorageUri::parse("postgresql://zope:hunter2@h/db?password=hunter3&sslmode=require");
+  const std::string r = u.redacted();
+  EXPECT_EQ(r.find("hunter"), std::string::npos) << r;
+  EXPECT_NE(r.find("zope:***@h"), std::string::npos) << r;
+  EXPECT_NE(r.find("sslmode=require"), std::string::npos) << r;
+  try {
+    StorageUri::parse("postgresql://zope:hunter2@h:bad/db");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(std::string(e.what()).find("hunter2"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(redact_secrets("dsn='host=x password=hunter2 user=z'").find("hunter2"),
+            std::string::npos);
+  EXPECT_EQ(redact_secrets("mysql://a:hunter2@b/c").find("hunter2"), std::string::npos);
+}
+
+TEST(Uri, Options) {
+  auto o = StorageUri::parse("sqlite:///x?read_only=1&cache_mb=8&commit_lock_timeout=2.5&pragma=y")
+               .options();
+  EXPECT_TRUE(o.read_only);
+  EXPECT_EQ(o.cache_mb, 8u);
+  EXPECT_DOUBLE_EQ(o.commit_lock_timeout, 2.5);
+  EXPECT_EQ(o.driver.at("pragma"), "y");
+  EXPECT_EQ(StorageUri::parse("sqlite:///x?keep_history=false").options().history,
+            HistoryMode::free);
+  EXPECT_THROW(StorageUri::parse("sqlite:///x?history=maybe").options(), ConfigError);
+  EXPECT_THROW(StorageUri::parse("sqlite:///x?read_only=perhaps").options(), ConfigError);
+  EXPECT_THROW(StorageUri::parse("sqlite:///x?cache_mb=-3").options(), ConfigError);
+}
+
+}  // namespace
+}  // namespace relstore
