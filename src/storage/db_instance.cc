@@ -336,6 +336,13 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   req.status = status_;
   req.now = storage_.now();
   req.lock_timeout = storage_.options().commit_lock_timeout;
+  // End our read snapshot first: an old snapshot held across the commit keeps SQLite from
+  // checkpointing its WAL and PostgreSQL from vacuuming (RelStorage does the same). The
+  // next read begins a new snapshot; what others changed meanwhile is kept for the poll.
+  if (load_ && in_snapshot_) {
+    load_->end_snapshot();
+    in_snapshot_ = false;
+  }
   Tid tid;
   std::unique_lock visible(storage_.visibility());
   try {
