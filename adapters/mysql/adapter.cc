@@ -1,0 +1,190 @@
+#include "adapters/mysql/adapter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "adapters/mysql/db_iterator.h"
+#include "adapters/mysql/load_connection.h"
+#include "adapters/mysql/oid_allocator.h"
+#include "adapters/mysql/queries.h"
+#include "adapters/mysql/schema_installer.h"
+#include "adapters/mysql/store_connection.h"
+#include "backend/registry.h"
+#include "embedded_sql.h"
+#include "relstore/errors.h"
+
+namespace relstore::mysql {
+namespace {
+
+// Our own fixed sql_mode rather than the server's plus ANSI_QUOTES (RelStorage's way): a
+// server default with NO_BACKSLASH_ESCAPES would break the escaped binary literals of the
+// upload, and procedures store the mode they were created under.
+constexpr const char* kSessionSettings =
+    "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,"
+    "NO_ENGINE_SUBSTITUTION', time_zone = '+00:00', character_set_results = binary";
+
+int lock_wait_seconds(double timeout) {
+  // innodb_lock_wait_timeout is whole seconds, at least 1.
+  return std::max(1, static_cast<int>(std::ceil(timeout)));
+}
+
+}  // namespace
+
+// MySQL 8: FOR SHARE NOWAIT (failing with 3572). MariaDB accepts NOWAIT only outside
+// stored procedures (error 1314 inside), but an innodb_lock_wait_timeout of 0 makes its
+// LOCK IN SHARE MODE fail at once (with 1205); MySQL's minimum is 1.
+std::string ServerInfo::share_lock() const {
+  return mariadb ? "LOCK IN SHARE MODE" : "FOR SHARE NOWAIT";
+}
+
+int ServerInfo::share_wait() const { return mariadb ? 0 : 1; }
+
+std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
+                                            backend::Adapter* counter) {
+  std::string init = kSessionSettings;
+  int statements = 1;
+  switch (role) {
+    case Role::load:
+    case Role::inspect:
+      init += "; SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+      statements += 1;
+      break;
+    case Role::store:
+      init += "; SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
+      init += "; SET SESSION innodb_lock_wait_timeout = " +
+              std::to_string(lock_wait_seconds(s.lock_timeout));
+      init += "; SET autocommit = 0; ";
+      init += trim_statements(embedded_sql("sql/mysql/temp_tables.sql"));
+      statements += 5;
+      break;
+    case Role::admin:
+      // Procedures keep the client character set and collation they were created with.
+      init += "; SET NAMES utf8mb4 COLLATE utf8mb4_general_ci";
+      statements += 1;
+      break;
+  }
+  return std::make_unique<Connection>(s.connect, init, statements, counter);
+}
+
+ConnectParams connect_params(const StorageUri& uri, const StorageOptions& options) {
+  static const std::set<std::string> kKnown = {
+      "unix_socket", "connect_timeout", "read_timeout", "write_timeout", "compress", "ssl_ca",
+      "ssl_capath",  "ssl_cert",        "ssl_key",      "ssl_cipher",    "ssl_crl",  "ssl_verify"};
+  ConnectParams p;
+  for (const auto& [key, value] : options.driver) {
+    if (!kKnown.count(key)) {
+      std::string known;
+      for (const auto& k : kKnown) known += (known.empty() ? "" : ", ") + k;
+      throw ConfigError("unknown option '" + key +
+                        "' for a mysql: URI (known besides "
+                        "history, read_only, cache_mb, commit_lock_timeout, create: " +
+                        known + ")");
+    }
+    if (key == "unix_socket") {
+      p.unix_socket = value;
+    } else {
+      p.options[key] = value;
+    }
+  }
+  if (!uri.host.empty()) p.host = uri.host;
+  if (uri.port) p.port = *uri.port;
+  p.user = uri.user;
+  p.password = uri.password;
+  p.database = uri.database;
+  if (p.database.empty()) {
+    throw ConfigError("malformed URI '" + uri.redacted() +
+                      "': no database (mysql://user:password@host:port/database)");
+  }
+  p.describe = uri.redacted();
+  return p;
+}
+
+MysqlAdapter::MysqlAdapter(const StorageUri& uri, const StorageOptions& options) {
+  settings_.connect = connect_params(uri, options);
+  settings_.read_only = options.read_only;
+  settings_.lock_timeout = options.commit_lock_timeout;
+  install_schema(settings_, options);
+}
+
+std::unique_ptr<backend::LoadConnection> MysqlAdapter::open_load() {
+  return std::make_unique<MysqlLoadConnection>(settings_, *this);
+}
+
+std::unique_ptr<backend::StoreConnection> MysqlAdapter::open_store() {
+  if (settings_.read_only) throw ReadOnlyError();
+  return std::make_unique<MysqlStoreConnection>(settings_, *this);
+}
+
+std::unique_ptr<TransactionIterator> MysqlAdapter::open_iterator(std::optional<Tid> start,
+                                                                 std::optional<Tid> stop) {
+  return std::make_unique<MysqlIterator>(settings_, start, stop);
+}
+
+StorageInfo MysqlAdapter::info() {
+  auto conn = open_connection(settings_, Role::inspect, nullptr);
+  const Queries& q = queries(settings_.keep_history);
+  StorageInfo out;
+  out.backend = "mysql";
+  out.keep_history = settings_.keep_history;
+  // One snapshot for every figure.
+  std::string sql = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; ";
+  sql += q.count_objects;
+  sql += "; ";
+  sql += q.count_transactions;
+  sql += "; ";
+  sql += kStateBytes;
+  sql += "; ";
+  sql += q.last_tid;
+  sql += "; COMMIT";
+  int64_t figures[4] = {0, 0, 0, 0};
+  int i = 0;
+  conn->batch(
+      sql, 6,
+      [&](Rows& r) {
+        if (r.next() && !r.is_null(0) && i < 4) figures[i] = r.int64(0);
+        ++i;
+      },
+      Context::read);
+  out.objects = static_cast<uint64_t>(figures[0]);
+  out.transactions = static_cast<uint64_t>(figures[1]);
+  out.size_bytes = static_cast<uint64_t>(figures[2]);
+  out.last_tid = Tid::from_sql(figures[3]);
+  out.schema_version = schema_version(*conn);
+  return out;
+}
+
+void MysqlAdapter::zap_all() {
+  if (settings_.read_only) throw ReadOnlyError();
+  auto conn = open_connection(settings_, Role::store, this);
+  // DELETE rather than TRUNCATE: TRUNCATE waits for the metadata lock every open snapshot
+  // of another instance holds on these tables.
+  const char* sql =
+      settings_.keep_history
+          ? "DELETE FROM current_object; DELETE FROM blob_chunk; DELETE FROM object_state; "
+            "DELETE FROM \"transaction\" WHERE tid > 0; DELETE FROM object_ref; "
+            "DELETE FROM object_refs_added; DELETE FROM pack_object; DELETE FROM pack_state; "
+            "DELETE FROM pack_state_tid; INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); "
+            "COMMIT"
+          : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref; "
+            "DELETE FROM object_refs_added; DELETE FROM pack_object; "
+            "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); COMMIT";
+  const int statements = settings_.keep_history ? 11 : 7;
+  try {
+    conn->batch(sql, statements, Context::other);
+  } catch (...) {
+    rollback_quietly(*conn);
+    throw;
+  }
+  OidAllocator(*conn).reset();
+}
+
+}  // namespace relstore::mysql
+
+namespace relstore::backend {
+
+std::unique_ptr<Adapter> make_mysql_adapter(const StorageUri& uri, const StorageOptions& options) {
+  return std::make_unique<mysql::MysqlAdapter>(uri, options);
+}
+
+}  // namespace relstore::backend

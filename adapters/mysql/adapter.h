@@ -1,0 +1,67 @@
+// The MySQL/MariaDB dialect's composition root (design.md §2).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "adapters/mysql/driver.h"
+#include "backend/adapter.h"
+
+namespace relstore::mysql {
+
+// What the server is: a few statements differ between MariaDB and MySQL 8.
+struct ServerInfo {
+  std::string version;  // VERSION()
+  bool mariadb = false;
+  int major = 0;
+  int minor = 0;
+  int64_t max_allowed_packet = 16 << 20;
+  // The clause of a SELECT that takes shared row locks without waiting, and the session
+  // lock wait (seconds) to set around it.
+  std::string share_lock() const;
+  int share_wait() const;
+};
+
+// Settings shared by every connection to one database.
+struct Settings {
+  ConnectParams connect;
+  bool keep_history = true;
+  bool read_only = false;
+  double lock_timeout = 30.0;  // seconds, for innodb_lock_wait_timeout
+  ServerInfo server;
+};
+
+// load: the instance snapshot (REPEATABLE READ, READ ONLY); store: two-phase commit and
+// OID allocation (READ COMMITTED, autocommit off, temp tables); inspect: iterators and
+// counts; admin: schema and procedure installation (autocommit, utf8mb4 client settings).
+enum class Role { load, store, inspect, admin };
+
+// Opens a connection with the session settings of `role` (one round trip after the
+// handshake). Round trips are counted on `counter` when given.
+std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
+                                            backend::Adapter* counter);
+
+class MysqlAdapter : public backend::Adapter {
+ public:
+  MysqlAdapter(const StorageUri& uri, const StorageOptions& options);
+
+  std::string dialect() const override { return "mysql"; }
+  bool keep_history() const override { return settings_.keep_history; }
+  std::string describe() const override { return settings_.connect.describe; }
+
+  std::unique_ptr<backend::LoadConnection> open_load() override;
+  std::unique_ptr<backend::StoreConnection> open_store() override;
+  std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
+                                                     std::optional<Tid> stop) override;
+  StorageInfo info() override;
+  void zap_all() override;
+
+ private:
+  Settings settings_;
+};
+
+// Connection parameters from a mysql:// URI and its driver options. Throws ConfigError
+// for an option relstore does not know.
+ConnectParams connect_params(const StorageUri& uri, const StorageOptions& options);
+
+}  // namespace relstore::mysql

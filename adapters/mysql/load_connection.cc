@@ -1,0 +1,133 @@
+#include "adapters/mysql/load_connection.h"
+
+#include "relstore/errors.h"
+#include "relstore/timestamp.h"
+
+namespace relstore::mysql {
+
+MysqlLoadConnection::MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter)
+    : settings_(settings), adapter_(adapter), q_(queries(settings.keep_history)) {}
+
+MysqlLoadConnection::~MysqlLoadConnection() { end_snapshot(); }
+
+Connection& MysqlLoadConnection::conn() {
+  if (!conn_ || !conn_->healthy()) {
+    throw DisconnectedError(settings_.connect.describe +
+                            ": the snapshot's connection was lost; the next poll reconnects");
+  }
+  return *conn_;
+}
+
+backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since) {
+  if (conn_ && !conn_->healthy()) conn_.reset();
+  if (!conn_) {
+    conn_ = open_connection(settings_, Role::load, &adapter_);
+    in_snapshot_ = false;
+  }
+  // One round trip: start the new snapshot (START TRANSACTION ends an open one), read its
+  // last TID and what changed since the previous one.
+  std::string sql = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; ";
+  sql += q_.last_tid;
+  int statements = 2;
+  if (since) {
+    sql += "; ";
+    sql += q_.poll;
+    sql += std::to_string(since->sql());
+    ++statements;
+  }
+  in_snapshot_ = false;
+  backend::PollResult r;
+  int result = 0;
+  conn_->batch(
+      sql, statements,
+      [&](Rows& rows) {
+        if (result++ == 0) {
+          if (rows.next()) r.last_tid = Tid::from_sql(rows.int64(0));
+          return;
+        }
+        r.changes.emplace();
+        while (rows.next())
+          r.changes->emplace_back(Oid::from_sql(rows.int64(0)), Tid::from_sql(rows.int64(1)));
+      },
+      Context::read);
+  if (since && !r.changes) r.changes.emplace();
+  in_snapshot_ = true;
+  return r;
+}
+
+void MysqlLoadConnection::end_snapshot() noexcept {
+  if (!in_snapshot_) return;
+  in_snapshot_ = false;
+  if (conn_ && conn_->healthy()) rollback_quietly(*conn_);
+}
+
+std::optional<backend::StateRow> MysqlLoadConnection::load_current(Oid oid) {
+  std::optional<backend::StateRow> out;
+  conn().prepared(q_.load_current).bind(1, oid.sql()).query([&](Rows& r) {
+    if (r.next()) out = backend::StateRow{Tid::from_sql(r.int64(0)), r.optional_bytes(1)};
+  });
+  return out;
+}
+
+std::optional<backend::StateRow> MysqlLoadConnection::load_revision(Oid oid, Tid tid) {
+  std::optional<backend::StateRow> out;
+  conn().prepared(kLoadRevision).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {
+    if (r.next()) out = backend::StateRow{Tid::from_sql(r.int64(0)), r.optional_bytes(1)};
+  });
+  return out;
+}
+
+std::optional<backend::BeforeRow> MysqlLoadConnection::load_before(Oid oid, Tid tid) {
+  std::optional<backend::BeforeRow> out;
+  conn().prepared(q_.load_before).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {
+    if (!r.next()) return;
+    out = backend::BeforeRow{Tid::from_sql(r.int64(0)), r.optional_bytes(1), std::nullopt};
+    if (!r.is_null(2)) out->end = Tid::from_sql(r.int64(2));
+  });
+  return out;
+}
+
+bool MysqlLoadConnection::exists(Oid oid) {
+  bool out = false;
+  conn().prepared(kExists).bind(1, oid.sql()).query([&](Rows& r) { out = r.next(); });
+  return out;
+}
+
+std::vector<HistoryEntry> MysqlLoadConnection::history(Oid oid, size_t size) {
+  std::vector<HistoryEntry> out;
+  conn()
+      .prepared(q_.history)
+      .bind(1, oid.sql())
+      .bind(2, static_cast<int64_t>(size))
+      .query([&](Rows& r) {
+        while (r.next()) {
+          HistoryEntry e;
+          e.tid = Tid::from_sql(r.int64(0));
+          e.time = TimeStamp(e.tid).unix_time();
+          e.size = static_cast<uint64_t>(r.int64(1));
+          e.user = r.bytes(2);
+          e.description = r.bytes(3);
+          e.extension = r.bytes(4);
+          out.push_back(std::move(e));
+        }
+      });
+  return out;
+}
+
+std::vector<std::pair<Oid, backend::StateRow>> MysqlLoadConnection::current_records(Oid from,
+                                                                                    size_t limit) {
+  std::vector<std::pair<Oid, backend::StateRow>> out;
+  conn()
+      .prepared(q_.current_records)
+      .bind(1, from.sql())
+      .bind(2, static_cast<int64_t>(limit))
+      .query([&](Rows& r) {
+        while (r.next()) {
+          out.emplace_back(Oid::from_sql(r.int64(0)),
+                           backend::StateRow{Tid::from_sql(r.int64(1)), r.optional_bytes(2)});
+        }
+      });
+  return out;
+}
+
+}  // namespace relstore::mysql

@@ -1,0 +1,38 @@
+// An instance's snapshot: a REPEATABLE READ, READ ONLY transaction on its own connection
+// (mover + poller).
+#pragma once
+
+#include <memory>
+
+#include "adapters/mysql/adapter.h"
+#include "adapters/mysql/queries.h"
+
+namespace relstore::mysql {
+
+class MysqlLoadConnection : public backend::LoadConnection {
+ public:
+  MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter);
+  ~MysqlLoadConnection() override;
+
+  backend::PollResult begin_snapshot(std::optional<Tid> since) override;
+  void end_snapshot() noexcept override;
+  std::optional<backend::StateRow> load_current(Oid oid) override;
+  std::optional<backend::StateRow> load_revision(Oid oid, Tid tid) override;
+  std::optional<backend::BeforeRow> load_before(Oid oid, Tid tid) override;
+  bool exists(Oid oid) override;
+  std::vector<HistoryEntry> history(Oid oid, size_t size) override;
+  std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from, size_t limit) override;
+
+ private:
+  // The connection of the current snapshot; throws DisconnectedError once it was lost
+  // (the next begin_snapshot reconnects).
+  Connection& conn();
+
+  const Settings& settings_;
+  backend::Adapter& adapter_;
+  const Queries& q_;
+  std::unique_ptr<Connection> conn_;
+  bool in_snapshot_ = false;
+};
+
+}  // namespace relstore::mysql

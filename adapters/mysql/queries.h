@@ -1,0 +1,28 @@
+// The SQL that differs between history-free and history-preserving MySQL databases.
+#pragma once
+
+namespace relstore::mysql {
+
+struct Queries {
+  const char* last_tid;
+  const char* poll;             // "… WHERE tid > " followed by the since TID
+  const char* load_current;     // (zoid) -> tid, state
+  const char* load_before;      // (zoid, tid) -> tid, state, next tid
+  const char* history;          // (zoid, limit) -> tid, size, user, description, extension
+  const char* current_records;  // (from zoid, limit) -> zoid, tid, state
+  const char* count_objects;
+  const char* count_transactions;
+  const char* iter_transactions;  // (start, stop, limit) -> tid, packed, user, description, ext
+};
+
+const Queries& queries(bool keep_history);
+
+// Shared by both modes.
+inline constexpr const char* kLoadRevision =
+    "SELECT tid, state FROM object_state WHERE zoid = ? AND tid = ?";
+inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = ? LIMIT 1";
+inline constexpr const char* kIterRecords =
+    "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
+inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
+
+}  // namespace relstore::mysql

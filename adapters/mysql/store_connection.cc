@@ -1,0 +1,211 @@
+#include "adapters/mysql/store_connection.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "adapters/mysql/oid_allocator.h"
+#include "relstore/errors.h"
+
+namespace relstore::mysql {
+namespace {
+
+constexpr std::string_view kInsertTemp =
+    "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES ";
+// Room kept in each packet for the statements that follow the upload.
+constexpr size_t kPacketSlack = 64 * 1024;
+
+int lock_wait_seconds(double timeout) { return std::max(1, static_cast<int>(std::ceil(timeout))); }
+
+size_t row_size(const backend::PendingRecord& r) {
+  return 80 + r.md5.size() + (r.state ? binary_literal_size(*r.state) : 4);
+}
+
+void append_row(std::string& sql, const backend::PendingRecord& r) {
+  sql += '(';
+  sql += std::to_string(r.oid.sql());
+  sql += ',';
+  sql += std::to_string(r.prev_tid.sql());
+  sql += ',';
+  if (r.md5.empty()) {
+    sql += "NULL";
+  } else {
+    sql += '\'';
+    sql += r.md5;  // lowercase hex: nothing to escape
+    sql += '\'';
+  }
+  sql += ',';
+  if (r.state) {
+    append_binary_literal(sql, *r.state);
+  } else {
+    sql += "NULL";
+  }
+  sql += ')';
+}
+
+}  // namespace
+
+MysqlStoreConnection::MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter)
+    : settings_(settings),
+      conn_(open_connection(settings, Role::store, &adapter)),
+      lock_wait_seconds_(lock_wait_seconds(settings.lock_timeout)) {}
+
+MysqlStoreConnection::~MysqlStoreConnection() { rollback(); }
+
+Oid MysqlStoreConnection::allocate_oids() { return OidAllocator(*conn_).allocate(); }
+
+void MysqlStoreConnection::set_min_oid(Oid oid) { OidAllocator(*conn_).set_min(oid); }
+
+void MysqlStoreConnection::upload(std::span<const backend::PendingRecord> records, std::string tail,
+                                  int tail_statements, const RowsCallback& on_rows, Context ctx) {
+  const size_t budget =
+      static_cast<size_t>(std::max<int64_t>(settings_.server.max_allowed_packet, 1 << 20)) -
+      kPacketSlack;
+  std::string sql;
+  int statements = 0;
+  size_t i = 0;
+  do {
+    sql.clear();
+    statements = 0;
+    if (i < records.size()) {
+      sql += kInsertTemp;
+      size_t size = sql.size();
+      const size_t first = i;
+      for (; i < records.size(); ++i) {
+        const size_t row = row_size(records[i]);
+        if (size + row > budget) {
+          if (i == first) {
+            throw StorageError(settings_.connect.describe + ": the record of oid " +
+                               records[i].oid.hex() + " needs " + std::to_string(row) +
+                               " bytes on the wire, more than the server's max_allowed_packet (" +
+                               std::to_string(settings_.server.max_allowed_packet) +
+                               "); raise max_allowed_packet");
+          }
+          break;
+        }
+        if (i != first) sql += ',';
+        append_row(sql, records[i]);
+        size += row;
+      }
+      statements = 1;
+    }
+    if (i == records.size()) {
+      // The last batch carries the tail.
+      if (!tail.empty()) {
+        if (!sql.empty()) sql += "; ";
+        sql += tail;
+        statements += tail_statements;
+      }
+      conn_->batch(sql, statements, on_rows, ctx, "uploading and locking the objects");
+    } else {
+      conn_->batch(sql, statements, ctx, "uploading the objects");
+    }
+  } while (i < records.size());
+}
+
+std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::VoteRequest& req) {
+  std::string tail;
+  int tail_statements = 0;
+  const int wait = lock_wait_seconds(req.lock_timeout);
+  if (wait != lock_wait_seconds_) {
+    tail += "SET SESSION innodb_lock_wait_timeout = " + std::to_string(wait) + "; ";
+    ++tail_statements;
+    lock_wait_seconds_ = wait;
+  }
+  if (!req.read_current.empty()) {
+    tail += "INSERT INTO temp_read_current (zoid, tid) VALUES ";
+    for (size_t i = 0; i < req.read_current.size(); ++i) {
+      if (i) tail += ',';
+      tail += '(' + std::to_string(req.read_current[i].oid.sql()) + ',' +
+              std::to_string(req.read_current[i].serial.sql()) + ')';
+    }
+    tail += "; ";
+    ++tail_statements;
+  }
+  tail += "CALL relstore_lock_and_detect(";
+  tail += req.check_conflicts ? "TRUE, " : "FALSE, ";
+  tail += req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL";
+  tail += ')';
+  ++tail_statements;
+
+  struct Row {
+    char kind;
+    Oid oid;
+    Tid tid, given;
+    std::optional<Bytes> state;
+  };
+  std::vector<Row> rows;
+  upload(
+      req.records, std::move(tail), tail_statements,
+      [&](Rows& r) {
+        while (r.next()) {
+          const std::string kind = r.bytes(0);
+          rows.push_back({kind.empty() ? '?' : kind[0],
+                          r.is_null(1) ? Oid() : Oid::from_sql(r.int64(1)),
+                          r.is_null(2) ? Tid() : Tid::from_sql(r.int64(2)),
+                          r.is_null(3) ? Tid() : Tid::from_sql(r.int64(3)), r.optional_bytes(4)});
+        }
+      },
+      Context::vote);
+
+  std::vector<backend::ConflictRow> out;
+  for (auto& row : rows) {
+    switch (row.kind) {
+      case 'T':
+        throw StorageError("cannot restore transaction " + row.tid.hex() +
+                           ": the database already has a transaction with that TID");
+      case 'L':
+        throw ReadConflictError(std::nullopt, std::nullopt,
+                                "an object read with readCurrent is being committed by "
+                                "another transaction");
+      case 'R':
+        throw ReadConflictError(row.oid, std::make_pair(row.tid, row.given));
+      case 'C':
+        out.push_back({row.oid, row.tid, row.given, std::move(row.state)});
+        break;
+      default:
+        throw StorageError("relstore_lock_and_detect returned an unknown row kind");
+    }
+  }
+  return out;
+}
+
+void MysqlStoreConnection::replace(std::span<const backend::PendingRecord> records) {
+  if (records.empty()) return;
+  std::string sql = "DELETE FROM temp_store WHERE zoid IN (";
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (i) sql += ',';
+    sql += std::to_string(records[i].oid.sql());
+  }
+  sql += ')';
+  conn_->exec(sql, Context::vote, "replacing resolved objects");
+  upload(records, "", 0, nullptr, Context::vote);
+}
+
+Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
+  std::string sql = "CALL relstore_finish(";
+  sql += req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL";
+  if (settings_.keep_history) {
+    sql += req.status == 'p' ? ", TRUE, " : ", FALSE, ";
+    append_binary_literal(sql, req.meta->user);
+    sql += ", ";
+    append_binary_literal(sql, req.meta->description);
+    sql += ", ";
+    append_binary_literal(sql, req.meta->extension);
+  }
+  sql += ')';
+  std::optional<Tid> tid;
+  conn_->batch(
+      sql, 1,
+      [&](Rows& r) {
+        if (r.next()) tid = Tid::from_sql(r.int64(0));
+      },
+      Context::commit, "finishing the commit");
+  if (!tid) throw StorageError("relstore_finish returned no TID");
+  return *tid;
+}
+
+void MysqlStoreConnection::rollback() noexcept {
+  if (conn_ && conn_->healthy()) rollback_quietly(*conn_);
+}
+
+}  // namespace relstore::mysql

@@ -1,0 +1,39 @@
+// Two-phase commit on MySQL: multi-row upload into temp_store and the lock-and-detect
+// procedure at vote (one round trip), the finish procedure at finish (one round trip).
+#pragma once
+
+#include <memory>
+
+#include "adapters/mysql/adapter.h"
+
+namespace relstore::mysql {
+
+// Row locks taken at vote (readCurrent shared, written objects exclusive) keep others
+// from changing those objects until finish; finish takes the commit lock only while it
+// chooses the TID and moves the rows, so commits of disjoint objects overlap.
+class MysqlStoreConnection : public backend::StoreConnection {
+ public:
+  MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter);
+  ~MysqlStoreConnection() override;
+
+  std::vector<backend::ConflictRow> vote(const backend::VoteRequest& req) override;
+  void replace(std::span<const backend::PendingRecord> records) override;
+  Tid finish(const backend::FinishRequest& req) override;
+  void rollback() noexcept override;
+  Oid allocate_oids() override;
+  void set_min_oid(Oid oid) override;
+  bool healthy() const override { return conn_->healthy(); }
+
+ private:
+  // Sends the records as multi-row INSERTs, each batch within max_allowed_packet; the last
+  // batch also carries `tail` (statements run after the upload in the same round trip),
+  // whose result sets go to `on_rows`.
+  void upload(std::span<const backend::PendingRecord> records, std::string tail,
+              int tail_statements, const RowsCallback& on_rows, Context ctx);
+
+  const Settings& settings_;
+  std::unique_ptr<Connection> conn_;
+  int lock_wait_seconds_;
+};
+
+}  // namespace relstore::mysql

@@ -1,0 +1,32 @@
+-- Finish, history-free, in one CALL: takes the commit lock, chooses the TID from the
+-- server's clock (unless restoring with p_tid), replaces the objects' rows with
+-- temp_store's (a none state deletes the object), commits, and returns the TID.
+CREATE PROCEDURE relstore_finish(IN p_tid BIGINT)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+BEGIN
+  DECLARE v_tid BIGINT;
+  DECLARE v_last BIGINT;
+  DECLARE v_lock BIGINT;
+  -- RelStorage's commit lock: the row of commit_row_lock, held until COMMIT.
+  SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
+  SET v_tid = p_tid;
+  IF v_tid IS NULL THEN
+    SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+    CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
+  END IF;
+  -- Blob chunks belong to the state they were stored with; deleted objects lose theirs
+  -- by cascade.
+  DELETE b FROM blob_chunk b JOIN temp_store t ON b.zoid = t.zoid;
+  DELETE o FROM object_state o JOIN temp_store t ON o.zoid = t.zoid WHERE t.state IS NULL;
+  -- The update clause names temp_store's columns directly rather than VALUES(), which
+  -- MySQL 8.0.20 deprecated, or a row alias, which MariaDB lacks.
+  INSERT INTO object_state (zoid, tid, state_size, state)
+    SELECT t.zoid, v_tid, LENGTH(t.state), t.state FROM temp_store t
+    WHERE t.state IS NOT NULL ORDER BY t.zoid
+    ON DUPLICATE KEY UPDATE tid = v_tid, state_size = LENGTH(t.state), state = t.state;
+  DELETE FROM temp_store;
+  DELETE FROM temp_read_current;
+  COMMIT;
+  SELECT v_tid AS tid;
+END

@@ -1,0 +1,34 @@
+-- Finish, history-preserving, in one CALL: takes the commit lock, chooses the TID from the
+-- server's clock (unless restoring with p_tid), records the transaction, moves temp_store
+-- into object_state and current_object, commits, and returns the TID.
+CREATE PROCEDURE relstore_finish(IN p_tid BIGINT, IN p_packed BOOLEAN, IN p_username BLOB,
+                                 IN p_description BLOB, IN p_extension BLOB)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+BEGIN
+  DECLARE v_tid BIGINT;
+  DECLARE v_last BIGINT;
+  DECLARE v_lock BIGINT;
+  -- RelStorage's commit lock: the row of commit_row_lock, held until COMMIT.
+  SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
+  SET v_tid = p_tid;
+  IF v_tid IS NULL THEN
+    SELECT COALESCE(MAX(tid), 0) INTO v_last FROM "transaction";
+    CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
+  END IF;
+  INSERT INTO "transaction" (tid, packed, is_empty, username, description, extension)
+    VALUES (v_tid, p_packed, NOT EXISTS (SELECT 1 FROM temp_store), p_username,
+            p_description, p_extension);
+  -- prev_tid is the revision this one replaces (for restore too, which brings no serial).
+  INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state)
+    SELECT t.zoid, v_tid, COALESCE(c.tid, 0), t.md5, COALESCE(LENGTH(t.state), 0), t.state
+    FROM temp_store t LEFT JOIN current_object c ON c.zoid = t.zoid
+    ORDER BY t.zoid;
+  INSERT INTO current_object (zoid, tid)
+    SELECT zoid, v_tid FROM temp_store ORDER BY zoid
+    ON DUPLICATE KEY UPDATE tid = v_tid;
+  DELETE FROM temp_store;
+  DELETE FROM temp_read_current;
+  COMMIT;
+  SELECT v_tid AS tid;
+END

@@ -1,0 +1,69 @@
+-- Vote, history-preserving: takes the readCurrent shared locks without waiting, then
+-- exclusive locks on the current_object rows of the objects written, in OID order (the
+-- locks RelStorage takes, so both can commit to one database at once), and returns one
+-- result set (kind, zoid, tid, given, state):
+--   'T'  restore: the transaction p_forced_tid exists already;
+--   'L'  a readCurrent object is locked by another committer;
+--   'R'  a readCurrent object changed: (zoid, current tid, tid read);
+--   'C'  when p_check, each object whose current tid differs from the serial written:
+--        (zoid, committed tid, serial written, committed state).
+CREATE PROCEDURE relstore_lock_and_detect(IN p_check BOOLEAN, IN p_forced_tid BIGINT)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+proc: BEGIN
+  DECLARE v_count BIGINT;
+  DECLARE v_locked BOOLEAN DEFAULT FALSE;
+  DECLARE v_wait BIGINT;
+
+  IF p_forced_tid IS NOT NULL
+      AND EXISTS (SELECT 1 FROM "transaction" WHERE tid = p_forced_tid) THEN
+    SELECT 'T' AS kind, NULL AS zoid, p_forced_tid AS tid, NULL AS given, NULL AS state;
+    LEAVE proc;
+  END IF;
+
+  IF EXISTS (SELECT 1 FROM temp_read_current) THEN
+    SET v_wait = @@SESSION.innodb_lock_wait_timeout;
+    BEGIN
+      -- Shared locks never wait: a row held exclusively belongs to an object being
+      -- committed, so it is about to change. MySQL 8 says FOR SHARE NOWAIT; MariaDB
+      -- refuses NOWAIT inside procedures, so the session's lock wait drops to 0 (fail at
+      -- once) around the statement instead. Failure is 1205 (MariaDB) or 3572 (MySQL 8).
+      DECLARE CONTINUE HANDLER FOR 1205, 3572 SET v_locked = TRUE;
+      DECLARE EXIT HANDLER FOR SQLEXCEPTION
+      BEGIN
+        SET SESSION innodb_lock_wait_timeout = v_wait;
+        RESIGNAL;
+      END;
+      SET SESSION innodb_lock_wait_timeout = {SHARE_WAIT};
+      SELECT COUNT(*) INTO v_count
+        FROM temp_read_current r STRAIGHT_JOIN current_object c ON c.zoid = r.zoid
+        {SHARE_LOCK};
+    END;
+    SET SESSION innodb_lock_wait_timeout = v_wait;
+    IF v_locked THEN
+      SELECT 'L' AS kind, NULL AS zoid, NULL AS tid, NULL AS given, NULL AS state;
+      LEAVE proc;
+    END IF;
+    IF EXISTS (SELECT 1 FROM temp_read_current r LEFT JOIN current_object c ON c.zoid = r.zoid
+               WHERE COALESCE(c.tid, 0) <> r.tid) THEN
+      SELECT 'R' AS kind, r.zoid, COALESCE(c.tid, 0) AS tid, r.tid AS given, NULL AS state
+        FROM temp_read_current r LEFT JOIN current_object c ON c.zoid = r.zoid
+        WHERE COALESCE(c.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
+      LEAVE proc;
+    END IF;
+  END IF;
+
+  -- temp_store drives the join and is read in primary key order, so the rows are locked
+  -- in OID order and two committers cannot deadlock on them.
+  SELECT COUNT(*) INTO v_count
+    FROM temp_store t STRAIGHT_JOIN current_object c ON c.zoid = t.zoid
+    FOR UPDATE;
+
+  -- A plain read in READ COMMITTED sees the newest commit, and we hold the rows now.
+  SELECT 'C' AS kind, t.zoid, COALESCE(c.tid, 0) AS tid, t.prev_tid AS given, s.state
+    FROM temp_store t
+    LEFT JOIN current_object c ON c.zoid = t.zoid
+    LEFT JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid
+    WHERE p_check AND COALESCE(c.tid, 0) <> t.prev_tid
+    ORDER BY t.zoid;
+END
