@@ -57,7 +57,7 @@ start_mysql() {
   done
   mysql --socket="$d/sock" -uroot -e "CREATE DATABASE relstore_test;
     CREATE USER 'relstore'@'%' IDENTIFIED BY 'relstore';
-    GRANT ALL ON *.* TO 'relstore'@'%';"
+    GRANT ALL ON *.* TO 'relstore'@'%' WITH GRANT OPTION;"
   echo "$port" >"$d/port"
   echo "export RELSTORE_TEST_MYSQL_URI=mysql://relstore:relstore@127.0.0.1:$port/relstore_test" >>"$env_file"
   echo "MariaDB on 127.0.0.1:$port"

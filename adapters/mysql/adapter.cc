@@ -108,7 +108,7 @@ MysqlAdapter::MysqlAdapter(const StorageUri& uri, const StorageOptions& options)
 }
 
 std::unique_ptr<backend::LoadConnection> MysqlAdapter::open_load() {
-  return std::make_unique<MysqlLoadConnection>(settings_, *this);
+  return std::make_unique<MysqlLoadConnection>(settings_, *this, closer_);
 }
 
 std::unique_ptr<backend::StoreConnection> MysqlAdapter::open_store() {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "adapters/mysql/driver.h"
+#include "adapters/mysql/snapshot_closer.h"
 #include "backend/adapter.h"
 
 namespace relstore::mysql {
@@ -58,6 +59,9 @@ class MysqlAdapter : public backend::Adapter {
 
  private:
   Settings settings_;
+  // Outlives every load connection: they belong to instances, which keep the storage
+  // and so this adapter alive.
+  SnapshotCloser closer_;
 };
 
 // Connection parameters from a mysql:// URI and its driver options. Throws ConfigError

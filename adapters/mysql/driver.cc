@@ -140,6 +140,14 @@ void Connection::count_round_trip() {
   if (counter_) counter_->count_round_trip();
 }
 
+void Connection::rollback_uncounted() noexcept {
+  try {
+    stmt_->execute("ROLLBACK");
+  } catch (...) {
+    healthy_ = false;  // lost, or in a state we cannot trust: the owner reconnects
+  }
+}
+
 void Connection::fail(Context ctx, std::string_view what) {
   try {
     throw;

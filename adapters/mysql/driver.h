@@ -116,6 +116,9 @@ class Connection {
   // marking the connection broken when the server is gone.
   [[noreturn]] void fail(Context ctx, std::string_view what);
   void count_round_trip();
+  // ROLLBACK without counting a round trip, for the snapshot closer: nobody waits for
+  // this one. Never throws; a failure marks the connection broken.
+  void rollback_uncounted() noexcept;
 
   sql::Connection& raw() { return *conn_; }
 

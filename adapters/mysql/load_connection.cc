@@ -5,12 +5,22 @@
 
 namespace relstore::mysql {
 
-MysqlLoadConnection::MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter)
-    : settings_(settings), adapter_(adapter), q_(queries(settings.keep_history)) {}
+MysqlLoadConnection::MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter,
+                                         SnapshotCloser& closer)
+    : settings_(settings), adapter_(adapter), closer_(closer), q_(queries(settings.keep_history)) {}
 
-MysqlLoadConnection::~MysqlLoadConnection() { end_snapshot(); }
+// Closing the connection ends any transaction on the server; no ROLLBACK needed.
+MysqlLoadConnection::~MysqlLoadConnection() { reclaim(); }
+
+void MysqlLoadConnection::reclaim() {
+  if (!handed_over_) return;
+  handed_over_ = false;
+  // Waiting for the closer's ROLLBACK reply is a round trip this thread waited for.
+  if (closer_.take_back(*conn_)) adapter_.count_round_trip();
+}
 
 Connection& MysqlLoadConnection::conn() {
+  reclaim();
   if (!conn_ || !conn_->healthy()) {
     throw DisconnectedError(settings_.connect.describe +
                             ": the snapshot's connection was lost; the next poll reconnects");
@@ -19,11 +29,22 @@ Connection& MysqlLoadConnection::conn() {
 }
 
 backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since) {
-  if (conn_ && !conn_->healthy()) conn_.reset();
-  if (!conn_) {
-    conn_ = open_connection(settings_, Role::load, &adapter_);
-    in_snapshot_ = false;
+  reclaim();
+  in_snapshot_ = false;
+  if (conn_ && conn_->healthy()) {
+    try {
+      return start(since);
+    } catch (const DisconnectedError&) {
+      // The connection died while idle (server restart, wait_timeout, KILL). Nothing of
+      // the old snapshot is needed any more, so the new one simply starts on a new
+      // connection.
+    }
   }
+  conn_ = open_connection(settings_, Role::load, &adapter_);
+  return start(since);
+}
+
+backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   // One round trip: start the new snapshot (START TRANSACTION ends an open one), read its
   // last TID and what changed since the previous one.
   std::string sql = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; ";
@@ -35,7 +56,6 @@ backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since
     sql += std::to_string(since->sql());
     ++statements;
   }
-  in_snapshot_ = false;
   backend::PollResult r;
   int result = 0;
   conn_->batch(
@@ -58,7 +78,10 @@ backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since
 void MysqlLoadConnection::end_snapshot() noexcept {
   if (!in_snapshot_) return;
   in_snapshot_ = false;
-  if (conn_ && conn_->healthy()) rollback_quietly(*conn_);
+  if (conn_ && conn_->healthy()) {
+    closer_.end_later(*conn_);
+    handed_over_ = true;
+  }
 }
 
 std::optional<backend::StateRow> MysqlLoadConnection::load_current(Oid oid) {

@@ -6,12 +6,13 @@
 
 #include "adapters/mysql/adapter.h"
 #include "adapters/mysql/queries.h"
+#include "adapters/mysql/snapshot_closer.h"
 
 namespace relstore::mysql {
 
 class MysqlLoadConnection : public backend::LoadConnection {
  public:
-  MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter);
+  MysqlLoadConnection(const Settings& settings, backend::Adapter& adapter, SnapshotCloser& closer);
   ~MysqlLoadConnection() override;
 
   backend::PollResult begin_snapshot(std::optional<Tid> since) override;
@@ -24,15 +25,21 @@ class MysqlLoadConnection : public backend::LoadConnection {
   std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from, size_t limit) override;
 
  private:
+  // Takes the connection back from the closer if end_snapshot handed it over.
+  void reclaim();
+  // Starts a snapshot on conn_ (one round trip).
+  backend::PollResult start(std::optional<Tid> since);
   // The connection of the current snapshot; throws DisconnectedError once it was lost
   // (the next begin_snapshot reconnects).
   Connection& conn();
 
   const Settings& settings_;
   backend::Adapter& adapter_;
+  SnapshotCloser& closer_;
   const Queries& q_;
   std::unique_ptr<Connection> conn_;
   bool in_snapshot_ = false;
+  bool handed_over_ = false;  // conn_ is with the closer
 };
 
 }  // namespace relstore::mysql

@@ -1,0 +1,178 @@
+// Session settings, snapshot lifetime and lost connections.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "mysql/support.h"
+#include "relstore/errors.h"
+#include "relstore/storage.h"
+
+namespace relstore::mysql::testing {
+namespace {
+
+class MysqlConnection : public MysqlServerTest {
+ protected:
+  std::map<std::string, std::string> session(Role role, double lock_timeout = 30) {
+    Settings s;
+    s.connect = connect_params(base_, base_.options());
+    s.lock_timeout = lock_timeout;
+    auto conn = open_connection(s, role, nullptr);
+    std::map<std::string, std::string> out;
+    // MariaDB 10 names them tx_*, MySQL 8 transaction_*.
+    const std::string tx =
+        conn->query_int("SELECT VERSION() LIKE '%MariaDB%'") ? "@@tx_" : "@@transaction_";
+    conn->batch(
+        "SELECT @@sql_mode, @@time_zone, @@character_set_results, " + tx + "isolation, " + tx +
+            "read_only, @@autocommit, @@innodb_lock_wait_timeout, @@character_set_client",
+        1,
+        [&](Rows& r) {
+          if (!r.next()) return;
+          const char* names[] = {"sql_mode",  "time_zone",  "results",      "isolation",
+                                 "read_only", "autocommit", "lock_timeout", "client"};
+          for (int i = 0; i < 8; ++i) out[names[i]] = r.is_null(i) ? "NULL" : r.bytes(i);
+        },
+        Context::other);
+    return out;
+  }
+
+  // Connections of other sessions to `db`, by id.
+  std::vector<int64_t> sessions_on(const std::string& db) {
+    std::vector<int64_t> ids;
+    connect()->batch(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE DB = '" + db +
+            "' AND ID <> CONNECTION_ID()",
+        1,
+        [&](Rows& r) {
+          while (r.next()) ids.push_back(r.int64(0));
+        },
+        Context::other);
+    return ids;
+  }
+
+  void kill_sessions_on(const std::string& db) {
+    auto conn = connect();
+    for (int64_t id : sessions_on(db)) {
+      try {
+        conn->exec("KILL CONNECTION " + std::to_string(id));
+      } catch (const StorageError&) {
+        // It ended by itself meanwhile.
+      }
+    }
+  }
+
+  int64_t open_transactions_on(const std::string& db) {
+    // InnoDB refreshes INNODB_TRX at most every 100 ms.
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    return connect()->query_int(
+        "SELECT COUNT(*) FROM information_schema.INNODB_TRX t JOIN "
+        "information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id WHERE p.DB = '" +
+        db + "'");
+  }
+};
+
+TEST_F(MysqlConnection, SessionsRunWithTheDocumentedSettings) {
+  auto load = session(Role::load);
+  EXPECT_NE(load["sql_mode"].find("ANSI_QUOTES"), std::string::npos);
+  EXPECT_EQ(load["sql_mode"].find("NO_BACKSLASH_ESCAPES"), std::string::npos);
+  EXPECT_EQ(load["time_zone"], "+00:00");
+  EXPECT_EQ(load["results"], "binary");
+  EXPECT_EQ(load["client"], "utf8mb4");
+  EXPECT_EQ(load["isolation"], "REPEATABLE-READ");
+  EXPECT_EQ(load["read_only"], "1");
+
+  auto store = session(Role::store, 7.5);
+  EXPECT_NE(store["sql_mode"].find("ANSI_QUOTES"), std::string::npos);
+  EXPECT_EQ(store["time_zone"], "+00:00");
+  EXPECT_EQ(store["results"], "binary");
+  EXPECT_EQ(store["isolation"], "READ-COMMITTED");
+  EXPECT_EQ(store["read_only"], "0");
+  EXPECT_EQ(store["autocommit"], "0");
+  EXPECT_EQ(store["lock_timeout"], "8");  // whole seconds, rounded up
+}
+
+TEST_F(MysqlConnection, TheSnapshotEndsWhenTheApplicationTransactionEnds) {
+  const std::string uri = fresh_database("snapshot");
+  const std::string db = StorageUri::parse(uri).database;
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), std::nullopt, "x", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  auto reader = st->new_instance();
+  reader->poll_invalidations();
+  reader->load(Oid(1));
+  EXPECT_EQ(open_transactions_on(db), 1) << "the snapshot is a server transaction";
+  reader->release_snapshot();
+  EXPECT_EQ(open_transactions_on(db), 0) << "no connection left idle in a transaction";
+}
+
+TEST_F(MysqlConnection, ALostLoadConnectionIsDisconnectedErrorAndTheNextPollReconnects) {
+  const std::string uri = fresh_database("lost_load");
+  const std::string db = StorageUri::parse(uri).database;
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), std::nullopt, "one", txn);
+  inst->store(Oid(2), std::nullopt, "two", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  auto reader = open_storage(uri + "?cache_mb=0")->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "one");
+  kill_sessions_on(db);
+  try {
+    reader->load(Oid(2));
+    FAIL() << "loaded through a killed connection";
+  } catch (const DisconnectedError& e) {
+    EXPECT_TRUE(e.retryable());
+  }
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(2)).data, "two");
+}
+
+TEST_F(MysqlConnection, ALostStoreConnectionFailsOneCommitAndIsReplaced) {
+  const std::string uri = fresh_database("lost_store");
+  const std::string db = StorageUri::parse(uri).database;
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  auto commit = [&](const std::string& data) {
+    inst->poll_invalidations();
+    std::optional<Tid> serial;
+    try {
+      serial = inst->load(Oid(1)).tid;
+    } catch (const POSKeyError&) {
+    }
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    try {
+      inst->store(Oid(1), serial, data, txn);
+      inst->tpc_vote(txn);
+      inst->tpc_finish(txn);
+    } catch (...) {
+      inst->tpc_abort(txn);
+      throw;
+    }
+  };
+  commit("first");  // leaves a store connection in the pool
+  kill_sessions_on(db);
+  // The load connection reconnects when the next snapshot starts; the pooled store
+  // connection fails the vote, retryably, and is dropped.
+  try {
+    commit("lost");
+    FAIL() << "committed through a killed connection";
+  } catch (const DisconnectedError& e) {
+    EXPECT_TRUE(e.retryable());
+    EXPECT_NE(std::string(e.what()).find("next transaction reconnects"), std::string::npos);
+  }
+  commit("second");
+  inst->poll_invalidations();
+  EXPECT_EQ(inst->load(Oid(1)).data, "second");
+}
+
+}  // namespace
+}  // namespace relstore::mysql::testing

@@ -1,0 +1,71 @@
+#include "mysql/support.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "schema/migrations.h"
+
+namespace relstore::mysql::testing {
+namespace {
+
+bool mysql_required() {
+  const char* env = std::getenv("RELSTORE_TEST_REQUIRE");
+  if (!env) return false;
+  std::stringstream ss(env);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "mysql" || item == "all") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void MysqlServerTest::SetUp() {
+  const char* env = std::getenv("RELSTORE_TEST_MYSQL_URI");
+  if (!env) {
+    if (mysql_required())
+      FAIL() << "mysql is required (RELSTORE_TEST_REQUIRE) but "
+                "RELSTORE_TEST_MYSQL_URI is not set";
+    GTEST_SKIP() << "RELSTORE_TEST_MYSQL_URI is not set";
+  }
+  base_ = StorageUri::parse(env);
+}
+
+std::string MysqlServerTest::uri_for(const std::string& database, const std::string& user,
+                                     const std::string& password) const {
+  const std::string u = user.empty() ? base_.user : user;
+  const std::string p = user.empty() ? base_.password : password;
+  return "mysql://" + u + (p.empty() ? "" : ":" + p) + "@" + base_.host +
+         (base_.port ? ":" + std::to_string(*base_.port) : "") + "/" + database;
+}
+
+std::unique_ptr<Connection> MysqlServerTest::connect(const std::string& database) {
+  StorageUri uri = base_;
+  if (!database.empty()) uri.database = database;
+  Settings s;
+  s.connect = connect_params(uri, uri.options());
+  return open_connection(s, Role::admin, nullptr);
+}
+
+std::string MysqlServerTest::fresh_database(const std::string& suffix, const std::string& query) {
+  const std::string db = base_.database + "_" + suffix;
+  auto conn = connect();
+  conn->exec("DROP DATABASE IF EXISTS \"" + db + "\"");
+  conn->exec("CREATE DATABASE \"" + db + "\"");
+  return uri_for(db) + query;
+}
+
+void MysqlServerTest::load_fixture(Connection& conn, const std::string& name) {
+  std::ifstream in(std::string(RELSTORE_SOURCE_DIR) + "/tests/fixtures/" + name);
+  ASSERT_TRUE(in) << name;
+  std::stringstream text;
+  text << in.rdbuf();
+  // The migration splitter knows ";"-terminated statements and "--" comments.
+  for (const std::string& stmt : migration_statements(text.str(), true)) {
+    conn.exec(trim_statements(stmt));
+  }
+}
+
+}  // namespace relstore::mysql::testing

@@ -1,0 +1,34 @@
+// The MySQL server tests' fixture: the server RELSTORE_TEST_MYSQL_URI names, and databases
+// made empty for one test.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "adapters/mysql/adapter.h"
+#include "relstore/uri.h"
+
+namespace relstore::mysql::testing {
+
+class MysqlServerTest : public ::testing::Test {
+ protected:
+  // Skips without a server, or fails when RELSTORE_TEST_REQUIRE names mysql.
+  void SetUp() override;
+
+  // The URI of database <base>_<suffix>, dropped and created again, with `query` appended.
+  std::string fresh_database(const std::string& suffix, const std::string& query = "");
+  // The URI of the server with another database name, user or password (not created).
+  std::string uri_for(const std::string& database, const std::string& user = "",
+                      const std::string& password = "") const;
+  // A connection as the test user to `database` (the base database when empty), with
+  // relstore's admin session settings (ANSI_QUOTES, utf8mb4).
+  std::unique_ptr<Connection> connect(const std::string& database = "");
+  // Runs every ";"-terminated statement of a file under tests/fixtures on `conn`.
+  void load_fixture(Connection& conn, const std::string& name);
+
+  StorageUri base_;
+};
+
+}  // namespace relstore::mysql::testing
