@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/sqlite/driver.h"
 #include "backend/adapter.h"
@@ -17,6 +19,9 @@ struct Location {
   bool keep_history = true;
   bool read_only = false;
   double lock_timeout = 30.0;
+  // User pragmas from `?pragma.NAME=VALUE` (zodbconvert's <pragmas>), applied to every
+  // connection after relstore's own.
+  std::vector<std::pair<std::string, std::string>> pragmas;
 };
 
 enum class Role { load, store, inspect };
@@ -39,6 +44,8 @@ class SqliteAdapter : public backend::Adapter {
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
   void zap_all() override;
+  std::vector<int> applied_migrations() override;
+  void apply_migration(const Migration& migration) override;
 
  private:
   Location loc_;

@@ -146,6 +146,28 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   return keep_history;
 }
 
+std::vector<int> applied_versions(Db& db) {
+  std::vector<int> out;
+  if (!table_names(db).count("relstore_schema")) return out;
+  Stmt& s = db.prepared("SELECT version FROM relstore_schema ORDER BY version");
+  StmtScope scope(s);
+  while (s.step()) out.push_back(static_cast<int>(s.int64(0)));
+  return out;
+}
+
+void apply_one(Db& db, const Migration& m, bool keep_history) {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(embedded_sql("sql/sqlite/schema_version.sql"));
+    for (const std::string& stmt : migration_statements(m.text, keep_history)) db.exec(stmt);
+    record_migration(db, m.version, m.name);
+    db.exec("COMMIT");
+  } catch (...) {
+    db.exec("ROLLBACK");
+    throw;
+  }
+}
+
 std::string schema_version(Db& db) {
   if (!table_names(db).count("relstore_schema")) return "RelStorage (no relstore_schema table)";
   return std::to_string(db.query_int("SELECT MAX(version) FROM relstore_schema"));

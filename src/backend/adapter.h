@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "relstore/errors.h"
 #include "relstore/storage.h"
+#include "schema/migrations.h"
 
 namespace relstore::backend {
 
@@ -133,6 +135,16 @@ class Adapter {
   virtual StorageInfo info() = 0;
   // Removes every object and transaction and resets the OID allocator.
   virtual void zap_all() = 0;
+
+  // Versions recorded in relstore_schema, ascending; empty when the table is missing.
+  virtual std::vector<int> applied_migrations() {
+    throw SchemaError(dialect() + ": migrations are not supported yet");
+  }
+  // Applies one migration for this database's mode and records it in relstore_schema (in
+  // one transaction where the dialect has transactional DDL).
+  virtual void apply_migration(const Migration& migration) {
+    throw SchemaError(dialect() + ": cannot apply migration " + migration.name);
+  }
 
   uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
   // Connections call this once per server round trip.

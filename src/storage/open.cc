@@ -4,10 +4,9 @@
 #include "storage/db_storage.h"
 
 namespace relstore {
-namespace {
 
-std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
-                                               const StorageOptions& options) {
+std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
+                                                        const StorageOptions& options) {
   switch (uri.scheme) {
     case Scheme::sqlite:
       return backend::make_sqlite_adapter(uri, options);
@@ -31,6 +30,8 @@ std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
   throw ConfigError("a file: URI names a FileStorage, which only `relstore convert` reads and "
                     "writes; open_storage takes sqlite:, postgresql: or mysql: URIs");
 }
+
+namespace {
 
 // The handle open_storage returns; instances share ownership of the storage behind it.
 class StorageHandle : public Storage {
@@ -62,7 +63,7 @@ class StorageHandle : public Storage {
 
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
   return std::make_unique<StorageHandle>(
-      std::make_shared<DbStorage>(make_adapter(uri, options), options));
+      std::make_shared<DbStorage>(backend::open_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {
