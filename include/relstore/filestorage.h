@@ -43,6 +43,8 @@ struct FileStorageOptions {
   // is synced only on close(); a crash can then lose the newest transactions, but never
   // leaves a partial one that a reader accepts.
   bool fsync_each_commit = true;
+  // Seconds a commit waits for another instance's commit to finish.
+  double commit_lock_timeout = 30.0;
   // Where TIDs come from when tpc_begin is given none; null = the system clock.
   std::shared_ptr<Clock> clock;
   FileStorageWarning on_warning;

@@ -24,6 +24,8 @@ class Scanner {
 
   const FileMap& map() const { return *map_; }
   uint64_t limit() const { return limit_; }
+  // The tid of the last transaction next() read, 'u' ones included.
+  std::optional<Tid> last_tid() const { return last_tid_; }
 
   // Throws FileStorageError unless the file starts with FS30 or FS21; returns the magic.
   std::string_view check_magic() const;
