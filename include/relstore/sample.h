@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include "relstore/storage.h"
 
@@ -37,5 +38,9 @@ struct SampleOptions {
 // ZODB record (class pickle + state pickle). The destination must be empty (StorageError
 // otherwise), as the sample chooses oids and TIDs itself.
 SampleStats write_sample(StorageInstance& dst, const SampleOptions& options);
+
+// Opens `uri` for writing (a file: URI is created, or appended to when it exists and is
+// empty), writes the sample and closes the storage. What `relstore sample` runs.
+SampleStats write_sample(const std::string& uri, const SampleOptions& options);
 
 }  // namespace relstore

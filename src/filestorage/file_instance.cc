@@ -4,8 +4,8 @@
 
 namespace relstore::fs {
 
-FileInstance::FileInstance(FileStorage& storage, std::optional<Tid> before)
-    : storage_(storage), before_(before) {}
+FileInstance::FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before)
+    : owner_(std::move(storage)), storage_(*owner_), before_(before) {}
 
 FileInstance::~FileInstance() {
   if (txn_) tpc_abort(*txn_);

@@ -13,7 +13,7 @@ namespace relstore::fs {
 class FileInstance : public StorageInstance {
  public:
   // `before`: a historical, read-only instance whose loads are as of just before it.
-  FileInstance(FileStorage& storage, std::optional<Tid> before);
+  FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before);
   ~FileInstance() override;
 
   std::optional<std::vector<Oid>> poll_invalidations() override;
@@ -57,6 +57,7 @@ class FileInstance : public StorageInstance {
   Bytes resolve_conflict(Oid oid, Tid given, Tid committed, const Bytes& mine);
   void reset_txn() noexcept;
 
+  std::shared_ptr<FileStorage> owner_;
   FileStorage& storage_;
   std::optional<Tid> before_;
 

@@ -82,11 +82,11 @@ void FileStorage::require_writable() const {
 }
 
 std::unique_ptr<StorageInstance> FileStorage::new_instance() {
-  return std::make_unique<FileInstance>(*this, std::nullopt);
+  return std::make_unique<FileInstance>(shared_from_this(), std::nullopt);
 }
 
 std::unique_ptr<StorageInstance> FileStorage::historical_instance(Tid before) {
-  return std::make_unique<FileInstance>(*this, before);
+  return std::make_unique<FileInstance>(shared_from_this(), before);
 }
 
 void FileStorage::set_conflict_resolver(ConflictResolver resolver) {
@@ -363,10 +363,39 @@ void FileStorage::close() {
 }  // namespace relstore::fs
 
 namespace relstore {
+namespace {
+
+// What open_file_storage hands out: a Storage forwarding to the shared FileStorage.
+class FileStorageHandle : public Storage {
+ public:
+  explicit FileStorageHandle(std::shared_ptr<fs::FileStorage> impl) : impl_(std::move(impl)) {}
+  std::unique_ptr<StorageInstance> new_instance() override { return impl_->new_instance(); }
+  std::unique_ptr<StorageInstance> historical_instance(Tid before) override {
+    return impl_->historical_instance(before);
+  }
+  void set_conflict_resolver(ConflictResolver r) override {
+    impl_->set_conflict_resolver(std::move(r));
+  }
+  std::string name() const override { return impl_->name(); }
+  std::string sort_key() const override { return impl_->sort_key(); }
+  bool is_read_only() const override { return impl_->is_read_only(); }
+  bool keep_history() const override { return impl_->keep_history(); }
+  uint64_t len() override { return impl_->len(); }
+  uint64_t size() override { return impl_->size(); }
+  StorageInfo info() override { return impl_->info(); }
+  StorageStats stats() const override { return impl_->stats(); }
+  void zap_all() override { impl_->zap_all(); }
+  void close() override { impl_->close(); }
+
+ private:
+  std::shared_ptr<fs::FileStorage> impl_;
+};
+
+}  // namespace
 
 std::unique_ptr<Storage> open_file_storage(const std::string& path,
                                            const FileStorageOptions& options) {
-  return std::make_unique<fs::FileStorage>(path, options);
+  return std::make_unique<FileStorageHandle>(std::make_shared<fs::FileStorage>(path, options));
 }
 
 }  // namespace relstore

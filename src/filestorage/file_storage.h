@@ -21,7 +21,9 @@
 
 namespace relstore::fs {
 
-class FileStorage : public Storage {
+// Instances share ownership (as DbStorage's do), so an instance outlives the handle
+// open_file_storage returns; the file is closed and unlocked when the last one goes.
+class FileStorage : public Storage, public std::enable_shared_from_this<FileStorage> {
  public:
   FileStorage(std::string path, FileStorageOptions options);
   ~FileStorage() override;

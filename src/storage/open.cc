@@ -59,11 +59,38 @@ std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& 
   return open_file_storage(uri.database, fo);
 }
 
+// The handle open_storage returns; instances share ownership of the storage behind it.
+class StorageHandle : public Storage {
+ public:
+  explicit StorageHandle(std::shared_ptr<DbStorage> impl) : impl_(std::move(impl)) {}
+  std::unique_ptr<StorageInstance> new_instance() override { return impl_->new_instance(); }
+  std::unique_ptr<StorageInstance> historical_instance(Tid before) override {
+    return impl_->historical_instance(before);
+  }
+  void set_conflict_resolver(ConflictResolver r) override {
+    impl_->set_conflict_resolver(std::move(r));
+  }
+  std::string name() const override { return impl_->name(); }
+  std::string sort_key() const override { return impl_->sort_key(); }
+  bool is_read_only() const override { return impl_->is_read_only(); }
+  bool keep_history() const override { return impl_->keep_history(); }
+  uint64_t len() override { return impl_->len(); }
+  uint64_t size() override { return impl_->size(); }
+  StorageInfo info() override { return impl_->info(); }
+  StorageStats stats() const override { return impl_->stats(); }
+  void zap_all() override { impl_->zap_all(); }
+  void close() override { impl_->close(); }
+
+ private:
+  std::shared_ptr<DbStorage> impl_;
+};
+
 }  // namespace
 
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
   if (uri.scheme == Scheme::file) return open_file(uri, options);
-  return std::make_unique<DbStorage>(make_adapter(uri, options), options);
+  return std::make_unique<StorageHandle>(
+      std::make_shared<DbStorage>(make_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {

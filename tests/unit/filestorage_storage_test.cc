@@ -127,6 +127,13 @@ TEST(FileStorageStorage, RecordIternextWalksLiveObjectsInOidOrder) {
   EXPECT_EQ(info.schema_version, "FS30");
 }
 
+TEST(FileStorageStorage, AnInstanceOutlivesItsStorageHandle) {
+  TempDir dir;
+  const std::string path = semantics_file(dir);
+  auto i = open_file_storage(path)->new_instance();
+  EXPECT_EQ(i->load(Oid(2)).data, "x");
+}
+
 TEST(FileStorageStorage, ReadOnlyRefusesWrites) {
   TempDir dir;
   auto s = open_file_storage(semantics_file(dir));

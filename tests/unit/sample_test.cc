@@ -98,6 +98,23 @@ TEST(Sample, RefusesANonEmptyDestinationAndWritesTinyTrees) {
   EXPECT_EQ(sample_into(dir.sub("three.fs"), 3, 1).objects, 3u);
 }
 
+TEST(Sample, WritesThroughAFileUri) {
+  TempDir dir;
+  SampleOptions so;
+  so.objects = 50;
+  so.start_tid = Tid(0x03dfd117d4dbf099ULL);
+  const SampleStats stats = write_sample("file://" + dir.sub("Data.fs"), so);
+  auto s = open_storage("file://" + dir.sub("Data.fs"));
+  EXPECT_TRUE(s->is_read_only());
+  EXPECT_EQ(s->len(), 50u);
+  EXPECT_EQ(s->info().transactions, stats.transactions);
+  auto it = s->new_instance()->iterator();
+  TransactionRecord t;
+  ASSERT_TRUE(it->next(t));
+  EXPECT_EQ(t.tid, Tid(0x03dfd117d4dbf099ULL));
+  EXPECT_EQ(t.description, "initial database creation");
+}
+
 TEST(PickleWriter, OpcodesMatchPythonProtocol3) {
   sample::PickleWriter w;
   w.begin();
