@@ -44,12 +44,14 @@ class SqliteAdapter : public backend::Adapter {
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
   void zap_all() override;
+  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 
  private:
   Location loc_;
   std::string describe_;
+  std::unique_ptr<Db> bulk_;  // the connection bulk loads reuse
 };
 
 }  // namespace relstore::sqlite

@@ -110,13 +110,21 @@ class StoreConnection {
   virtual Tid finish(const FinishRequest& req) = 0;
   // Rolls back whatever is in progress and releases every lock. Never throws.
   virtual void rollback() noexcept = 0;
-  // Allocates a block of 16 OIDs in its own transaction; returns the highest one.
-  virtual Oid allocate_oids() = 0;
+  // Allocates fresh OIDs in its own transaction: one or more whole blocks of 16 (block n =
+  // OIDs 16n-15 … 16n, never OID 0), returned in ascending order.
+  virtual std::vector<Oid> allocate_oids() = 0;
   // Makes sure later blocks start above the block holding `oid` (block n = 16n-15 … 16n),
   // so the allocator never hands out `oid` or anything below it. Own transaction.
   virtual void set_min_oid(Oid oid) = 0;
   // Whether the connection is still usable (false after a lost connection).
   virtual bool healthy() const { return true; }
+};
+
+// A current record for a history-free bulk load (convert).
+struct BulkRecord {
+  Oid oid;
+  Tid tid;
+  std::optional<Bytes> state;  // none: the object is absent (delete its row)
 };
 
 // One per database: opens connections and answers database-wide questions.
@@ -135,6 +143,14 @@ class Adapter {
   virtual StorageInfo info() = 0;
   // Removes every object and transaction and resets the OID allocator.
   virtual void zap_all() = 0;
+
+  // History-free only: writes `records` (one per oid) in one transaction — rows upserted
+  // with their own TIDs, absent ones deleted — and moves the OID allocator past them.
+  // For `relstore convert`: no locks beyond the transaction's, no conflict checks.
+  virtual void bulk_apply_current(std::span<const BulkRecord> records) {
+    (void)records;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
 
   // Versions recorded in relstore_schema, ascending; empty when the table is missing.
   virtual std::vector<int> applied_migrations() {
