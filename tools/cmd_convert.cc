@@ -48,7 +48,7 @@ void run(Args& a) {
   if (r.started_after) std::printf("continuing after TID %s\n", r.started_after->hex().c_str());
   std::printf("%s %s in %.1f s (%.1f MB/s)%s\n", o.dry_run ? "would copy" : "copied",
               ProgressPrinter::describe(totals).c_str(), r.done.seconds, mb_s,
-              r.bulk ? ", current records only (history-free destination)" : "");
+              r.current_only ? ", current records only (history-free destination)" : "");
   if (r.first_tid) {
     std::printf("TIDs %s … %s\n", r.first_tid->hex().c_str(), r.last_tid->hex().c_str());
   }
@@ -97,7 +97,7 @@ void add_convert_command(CLI::App& app) {
   cmd->add_option("--destination-blob-dir", a->options.destination_blob_dir,
                   "blob directory of a Data.fs destination");
   cmd->add_option("--batch", a->options.batch_records,
-                  "records per transaction when loading a history-free destination")
+                  "records per database transaction when loading a database destination")
       ->check(CLI::PositiveNumber);
   cmd->callback([a] { run(*a); });
 }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <filesystem>
 
+#include "adapters/sqlite/bulk_loader.h"
 #include "adapters/sqlite/db_iterator.h"
 #include "adapters/sqlite/load_connection.h"
 #include "adapters/sqlite/oid_allocator.h"
@@ -117,40 +118,23 @@ void SqliteAdapter::zap_all() {
   OidAllocator(loc_).reset();
 }
 
-void SqliteAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+BulkLoader& SqliteAdapter::bulk() {
   if (loc_.read_only) throw ReadOnlyError();
-  if (loc_.keep_history) throw StorageError("bulk loading is for history-free databases");
-  if (!bulk_) bulk_ = open_main(loc_, Role::store);
-  Db& db = *bulk_;
-  Stmt& upsert = db.prepared(
-      "INSERT INTO object_state (zoid, tid, state_size, state) VALUES (?, ?, ?, ?) "
-      "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, state_size = excluded.state_size, "
-      "state = excluded.state");
-  Stmt& drop_blobs = db.prepared("DELETE FROM blob_chunk WHERE zoid = ?");
-  Stmt& remove = db.prepared("DELETE FROM object_state WHERE zoid = ?");
-  Oid highest;
-  db.prepared("BEGIN IMMEDIATE").run();
-  try {
-    for (const auto& r : records) {
-      highest = std::max(highest, r.oid);
-      drop_blobs.bind(1, r.oid.sql()).run();
-      if (r.state) {
-        upsert.bind(1, r.oid.sql())
-            .bind(2, r.tid.sql())
-            .bind(3, static_cast<int64_t>(r.state->size()))
-            .bind_blob(4, *r.state)
-            .run();
-      } else {
-        remove.bind(1, r.oid.sql()).run();
-      }
-    }
-    db.prepared("COMMIT").run();
-  } catch (...) {
-    db.exec("ROLLBACK");
-    throw;
-  }
-  if (!records.empty()) OidAllocator(loc_).set_min(highest);
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_);
+  return *bulk_;
 }
+
+void SqliteAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  bulk().apply_current(records);
+}
+
+void SqliteAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+  bulk().restore(transactions);
+}
+
+void SqliteAdapter::bulk_finish() { bulk_.reset(); }
+
+SqliteAdapter::~SqliteAdapter() = default;
 
 std::vector<int> SqliteAdapter::applied_migrations() {
   auto db = open_main(loc_, Role::inspect);

@@ -131,8 +131,10 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   const bool needs_adoption =
       !tables.count("relstore_schema") ||
       db.query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0;
+  // Every writable open makes sure of WAL mode, which a bulk load interrupted by a crash
+  // may have left switched off (bulk_loader.h).
+  if (may_create) db.exec("PRAGMA journal_mode = WAL");
   if (may_create && needs_adoption) {
-    db.exec("PRAGMA journal_mode = WAL");
     db.exec("BEGIN IMMEDIATE");
     try {
       adopt_schema(db, tables);

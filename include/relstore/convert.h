@@ -30,8 +30,9 @@ struct ConvertOptions {
   bool dry_run = false;      // count what would be copied; change nothing
   bool verify = false;       // compare source and destination afterwards
   bool skip_blobs = false;   // copy blob records without their contents, and say how many
-  // History-free destinations are loaded in batches of about this many records, each one
-  // transaction: an interrupted run leaves whole batches and resumes with `incremental`.
+  // Database destinations are loaded in batches of about this many records, each one
+  // database transaction: an interrupted run leaves whole batches (whole source
+  // transactions) and resumes with `incremental`.
   uint64_t batch_records = 20000;
   std::function<void(const ConvertProgress&)> on_progress;
   std::function<void(const std::string&)> on_log;
@@ -40,7 +41,7 @@ struct ConvertOptions {
 struct ConvertReport {
   ConvertProgress done;
   std::optional<Tid> started_after;  // incremental: the destination's last TID
-  bool bulk = false;                 // history-free batches rather than transactions
+  bool current_only = false;         // a history-free destination: current records only
   bool cleared = false;
   uint64_t blobs_copied = 0;
   uint64_t blobs_skipped = 0;

@@ -144,13 +144,25 @@ class Adapter {
   // Removes every object and transaction and resets the OID allocator.
   virtual void zap_all() = 0;
 
-  // History-free only: writes `records` (one per oid) in one transaction — rows upserted
-  // with their own TIDs, absent ones deleted — and moves the OID allocator past them.
-  // For `relstore convert`: no locks beyond the transaction's, no conflict checks.
+  // Bulk loading for `relstore convert`: no conflict checks and no locks beyond the
+  // database transaction's. Dialects that have it say so here; convert falls back to
+  // restore through a StorageInstance otherwise.
+  virtual bool supports_bulk() const { return false; }
+  // History-free: writes `records` (one per oid) in one transaction — rows upserted with
+  // their own TIDs, absent ones deleted — and moves the OID allocator past them.
   virtual void bulk_apply_current(std::span<const BulkRecord> records) {
     (void)records;
     throw StorageError(dialect() + ": bulk loading is not supported");
   }
+  // History-preserving: writes whole transactions (ascending TIDs, new to the database)
+  // in one database transaction, exactly as restore would, and moves the OID allocator
+  // past them.
+  virtual void bulk_restore(std::span<const TransactionRecord> transactions) {
+    (void)transactions;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
+  // The bulk load is over: undo whatever the dialect changed for it.
+  virtual void bulk_finish() {}
 
   // Versions recorded in relstore_schema, ascending; empty when the table is missing.
   virtual std::vector<int> applied_migrations() {

@@ -74,9 +74,17 @@ class Converter {
 
   void run(std::optional<Tid> start, ConvertReport& report) {
     report.done.total_transactions = src_.info().transactions;
-    const bool bulk = dst_ && !dst_->keep_history() && dst_uri_.scheme != Scheme::file;
-    report.bulk = bulk || (!dst_ && o_.destination.find("history=free") != std::string::npos);
-    if (bulk && !o_.dry_run) bulk_adapter_ = backend::open_adapter(dst_uri_, dst_uri_.options());
+    // Database destinations load in batches, each one database transaction; a Data.fs (or
+    // a dialect without bulk loading) gets one restore per source transaction.
+    bool bulk = false;
+    if (dst_ && !o_.dry_run && dst_uri_.scheme != Scheme::file) {
+      bulk_adapter_ = backend::open_adapter(dst_uri_, dst_uri_.options());
+      bulk = bulk_adapter_->supports_bulk();
+      if (!bulk) bulk_adapter_.reset();
+    }
+    keep_history_ = dst_ ? dst_->keep_history() : true;
+    report.current_only = dst_ ? !keep_history_
+                               : o_.destination.find("history=free") != std::string::npos;
     auto src_inst = src_.new_instance();
     auto dst_inst = dst_ && !o_.dry_run && !bulk ? dst_->new_instance() : nullptr;
     auto it = src_inst->iterator(start, std::nullopt);
@@ -94,7 +102,10 @@ class Converter {
         copy_transaction(*dst_inst, txn, report);
       }
     }
-    if (bulk && !o_.dry_run) flush_batch(report);
+    if (bulk) {
+      flush_batch(report);
+      bulk_adapter_->bulk_finish();
+    }
     report.done.seconds = seconds();
   }
 
@@ -175,15 +186,20 @@ class Converter {
   }
 
   void add_to_batch(const TransactionRecord& txn, ConvertReport& report) {
-    for (const DataRecord& r : txn.records) {
-      // Later revisions of an oid replace earlier ones within a batch.
-      auto [it, fresh] = batch_index_.try_emplace(r.oid, batch_.size());
-      if (fresh) {
-        batch_.push_back({r.oid, txn.tid, r.data});
-      } else {
-        batch_[it->second] = {r.oid, txn.tid, r.data};
+    if (keep_history_) {
+      history_batch_.push_back(txn);
+    } else {
+      for (const DataRecord& r : txn.records) {
+        // Later revisions of an oid replace earlier ones within a batch.
+        auto [it, fresh] = batch_index_.try_emplace(r.oid, current_batch_.size());
+        if (fresh) {
+          current_batch_.push_back({r.oid, txn.tid, r.data});
+        } else {
+          current_batch_[it->second] = {r.oid, txn.tid, r.data};
+        }
       }
     }
+    copy_blobs(txn.tid, report);
     batched_.transactions += 1;
     for (const auto& r : txn.records) {
       ++batched_.records;
@@ -194,11 +210,16 @@ class Converter {
 
   void flush_batch(ConvertReport& report) {
     if (batched_.transactions == 0) return;
-    bulk_adapter_->bulk_apply_current(batch_);
+    if (keep_history_) {
+      bulk_adapter_->bulk_restore(history_batch_);
+    } else {
+      bulk_adapter_->bulk_apply_current(current_batch_);
+    }
     report.done.transactions += batched_.transactions;
     report.done.records += batched_.records;
     report.done.bytes += batched_.bytes;
-    batch_.clear();
+    history_batch_.clear();
+    current_batch_.clear();
     batch_index_.clear();
     batched_ = {};
     tick(report);
@@ -211,7 +232,9 @@ class Converter {
   std::optional<BlobDir> src_blobs_, dst_blobs_;
   std::vector<std::pair<Oid, std::string>> pending_blobs_;
   std::unique_ptr<backend::Adapter> bulk_adapter_;
-  std::vector<backend::BulkRecord> batch_;
+  bool keep_history_ = true;
+  std::vector<TransactionRecord> history_batch_;
+  std::vector<backend::BulkRecord> current_batch_;
   std::unordered_map<Oid, size_t> batch_index_;
   ConvertProgress batched_;
   Clock::time_point t0_;
