@@ -1,5 +1,6 @@
 // FileStorage as a Storage: reads on a hand-built file, and restore/store commits.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -221,13 +222,21 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
   const std::string path = dir.sub("Data.fs");
   auto s = open_file_storage(path, writable());
   EXPECT_EQ(slurp(path + ".lock"), " " + std::to_string(getpid()) + "\n");
-  try {
-    open_file_storage(path, writable());
-    ADD_FAILURE() << "a second writer opened the file";
-  } catch (const StorageError& e) {
-    EXPECT_NE(std::string(e.what()).find("in use by another writer"), std::string::npos)
-        << e.what();
+  // Another process cannot write it (this process shares its one writer, see below).
+  const pid_t child = fork();
+  if (child == 0) {
+    try {
+      open_file_storage(path, writable());
+      _exit(1);
+    } catch (const StorageError& e) {
+      _exit(std::string(e.what()).find("in use by another writer") != std::string::npos ? 0 : 2);
+    }
   }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
+  // A second writer in this process shares the storage and sees its commits.
+  auto second = open_file_storage(path, writable());
   auto i = s->new_instance();
   TransactionMetaData t{"me", "one", ""};
   i->tpc_begin(t, Tid(100), ' ');
@@ -236,7 +245,10 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
   i->tpc_finish(t, {});
   // A reader can open it while it is locked, and sees committed transactions only.
   EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(0)).data, "root");
-  s->close();
+  EXPECT_EQ(second->new_instance()->load(Oid(0)).data, "root");
+  s->close();  // the file stays open for `second`
+  EXPECT_EQ(second->len(), 1u);
+  second->close();  // the last handle: synced and unlocked
   s.reset();
 
   // Reopened for writing: appends; TIDs must increase.
@@ -335,14 +347,20 @@ TEST(FileStorageStorage, StoreChecksSerialsAndNewOidCountsUp) {
 
   TransactionMetaData t3;
   b->tpc_begin(t3, std::nullopt, ' ');
+  b->store(Oid(1), tid1, "stale", t3);
   try {
-    b->store(Oid(1), tid1, "stale", t3);
+    b->tpc_vote(t3);  // serials are checked at vote, under the commit lock
     ADD_FAILURE() << "no conflict";
   } catch (const ConflictError& e) {
     EXPECT_EQ(e.oid(), Oid(1));
     EXPECT_EQ(e.serials(), std::make_pair(tid2, tid1));
   }
-  EXPECT_THROW(b->check_current_serial(Oid(0), Tid(1), t3), ReadConflictError);
+  b->tpc_abort(t3);
+  b->tpc_begin(t3, std::nullopt, ' ');
+  b->check_current_serial(Oid(0), Tid(1), t3);
+  EXPECT_THROW(b->tpc_vote(t3), ReadConflictError);
+  b->tpc_abort(t3);
+  b->tpc_begin(t3, std::nullopt, ' ');
   b->delete_object(Oid(1), tid2, t3);
   b->tpc_vote(t3);
   b->tpc_finish(t3, {});
