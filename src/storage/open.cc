@@ -7,10 +7,9 @@
 #include "storage/db_storage.h"
 
 namespace relstore {
-namespace {
 
-std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
-                                               const StorageOptions& options) {
+std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
+                                                        const StorageOptions& options) {
   switch (uri.scheme) {
     case Scheme::sqlite:
       return backend::make_sqlite_adapter(uri, options);
@@ -33,6 +32,8 @@ std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
   }
   throw ConfigError("internal: file: URIs do not use a database adapter");
 }
+
+namespace {
 
 bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
   const auto it = options.driver.find(key);
@@ -93,7 +94,7 @@ class StorageHandle : public Storage {
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
   if (uri.scheme == Scheme::file) return open_file(uri, options);
   return std::make_unique<StorageHandle>(
-      std::make_shared<DbStorage>(make_adapter(uri, options), options));
+      std::make_shared<DbStorage>(backend::open_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {
