@@ -4,8 +4,13 @@
 
 namespace relstore::fs {
 
-FileInstance::FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before)
-    : owner_(std::move(storage)), storage_(*owner_), before_(before) {}
+FileInstance::FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before,
+                           bool read_only, std::shared_ptr<Clock> clock)
+    : owner_(std::move(storage)),
+      storage_(*owner_),
+      before_(before),
+      read_only_(read_only),
+      clock_(std::move(clock)) {}
 
 FileInstance::~FileInstance() {
   if (txn_) tpc_abort(*txn_);
@@ -107,12 +112,15 @@ std::optional<RecordIterResult> FileInstance::record_iternext(std::optional<Oid>
   return storage_.record_iternext(next);
 }
 
-bool FileInstance::is_read_only() const { return before_.has_value() || storage_.is_read_only(); }
+bool FileInstance::is_read_only() const {
+  return read_only_ || before_.has_value() || storage_.is_read_only();
+}
 
 // ---------------------------------------------------------------- two-phase commit
 
 void FileInstance::require_writable() const {
   if (before_) throw ReadOnlyError("a historical instance is read-only");
+  if (read_only_) throw ReadOnlyError("FileStorage " + storage_.name() + " was opened read-only");
   storage_.require_writable();
 }
 
@@ -169,10 +177,6 @@ void FileInstance::add_record(Oid oid, std::optional<Bytes> data) {
   }
 }
 
-void FileInstance::check_serial(Oid oid, Tid serial, Tid current) const {
-  if (serial != current) throw ConflictError(oid, std::make_pair(current, serial));
-}
-
 Bytes FileInstance::resolve_conflict(Oid oid, Tid given, Tid committed, const Bytes& mine) {
   const ConflictError unresolved(oid, std::make_pair(committed, given));
   const ConflictResolver resolver = storage_.resolver();
@@ -198,21 +202,15 @@ Bytes FileInstance::resolve_conflict(Oid oid, Tid given, Tid committed, const By
 
 void FileInstance::store(Oid oid, std::optional<Tid> serial, const Bytes& data,
                          const TransactionMetaData& txn) {
+  require_writable();
   check_txn(txn, Phase::begun, "store");
-  // The commit lock is held since tpc_begin, so the current serial cannot change before
-  // this transaction is written: checking now is final.
-  const std::optional<Tid> current = storage_.current_serial(oid);
-  const Tid given = serial.value_or(Tid(0));
-  if (current && *current != given) {
-    add_record(oid, resolve_conflict(oid, given, *current, data));
-    resolved_.push_back(oid);
-    return;
-  }
   add_record(oid, data);
+  checks_.push_back({oid, serial.value_or(Tid(0)), Check::store});
 }
 
 void FileInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
                            const TransactionMetaData& txn) {
+  require_writable();
   check_txn(txn, Phase::begun, "restore");
   if (!forced_tid_) {
     if (serial <= storage_.max_tid()) {
@@ -228,22 +226,49 @@ void FileInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data
 }
 
 void FileInstance::check_current_serial(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  require_writable();
   check_txn(txn, Phase::begun, "check_current_serial");
-  const Tid current = storage_.current_serial(oid).value_or(Tid(0));
-  if (current != serial) throw ReadConflictError(oid, std::make_pair(current, serial));
+  checks_.push_back({oid, serial, Check::read_current});
 }
 
 void FileInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  require_writable();
   check_txn(txn, Phase::begun, "delete_object");
-  const std::optional<Tid> current = storage_.current_serial(oid);
-  if (!current) throw POSKeyError(oid);
-  check_serial(oid, serial, *current);
   add_record(oid, std::nullopt);
+  checks_.push_back({oid, serial, Check::remove});
+}
+
+void FileInstance::check_serials() {
+  // readCurrent first: a stale read makes the whole transaction moot.
+  for (const SerialCheck& c : checks_) {
+    if (c.kind != Check::read_current) continue;
+    const Tid current = storage_.current_serial(c.oid).value_or(Tid(0));
+    if (current != c.serial) throw ReadConflictError(c.oid, std::make_pair(current, c.serial));
+  }
+  for (const SerialCheck& c : checks_) {
+    if (c.kind == Check::read_current) continue;
+    const std::optional<Tid> current = storage_.current_serial(c.oid);
+    if (c.kind == Check::remove) {
+      if (!current) throw POSKeyError(c.oid);
+      if (*current != c.serial) throw ConflictError(c.oid, std::make_pair(*current, c.serial));
+      continue;
+    }
+    // A new object (unknown oid) takes any serial, as in ZODB's FileStorage.
+    if (!current || *current == c.serial) continue;
+    auto& record = records_[record_index_.at(c.oid)];
+    if (!record.data) throw ConflictError(c.oid, std::make_pair(*current, c.serial));
+    record.data = resolve_conflict(c.oid, c.serial, *current, *record.data);
+    resolved_.push_back(c.oid);
+  }
 }
 
 std::vector<Oid> FileInstance::tpc_vote(const TransactionMetaData& txn) {
   check_txn(txn, Phase::begun, "tpc_vote");
-  tid_ = forced_tid_ ? *forced_tid_ : storage_.new_tid();
+  // The commit lock is held since tpc_begin, so nothing can change between these checks
+  // and the write at tpc_finish.
+  resolved_.clear();
+  check_serials();
+  tid_ = forced_tid_ ? *forced_tid_ : storage_.new_tid(clock_.get());
   phase_ = Phase::voted;
   return resolved_;
 }
@@ -278,6 +303,7 @@ void FileInstance::reset_txn() noexcept {
   records_.clear();
   record_index_.clear();
   resolved_.clear();
+  checks_.clear();
 }
 
 }  // namespace relstore::fs

@@ -13,7 +13,10 @@ namespace relstore::fs {
 class FileInstance : public StorageInstance {
  public:
   // `before`: a historical, read-only instance whose loads are as of just before it.
-  FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before);
+  // `read_only`: refuse writes even when the storage is writable.
+  // `clock`: where TIDs of commits without one come from; null = the storage's clock.
+  FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before, bool read_only,
+               std::shared_ptr<Clock> clock);
   ~FileInstance() override;
 
   std::optional<std::vector<Oid>> poll_invalidations() override;
@@ -51,8 +54,9 @@ class FileInstance : public StorageInstance {
   Tid snapshot();
   void require_writable() const;
   void check_txn(const TransactionMetaData& txn, Phase phase, const char* call) const;
-  // Throws ConflictError unless `serial` (none = zero) is the oid's current serial.
-  void check_serial(Oid oid, Tid serial, Tid current) const;
+  // The serial checks recorded by store, delete_object and check_current_serial, run at
+  // vote like the database backends do (the commit lock makes them final there).
+  void check_serials();
   void add_record(Oid oid, std::optional<Bytes> data);
   Bytes resolve_conflict(Oid oid, Tid given, Tid committed, const Bytes& mine);
   void reset_txn() noexcept;
@@ -60,6 +64,8 @@ class FileInstance : public StorageInstance {
   std::shared_ptr<FileStorage> owner_;
   FileStorage& storage_;
   std::optional<Tid> before_;
+  bool read_only_;
+  std::shared_ptr<Clock> clock_;
 
   // --- snapshot ---
   bool in_snapshot_ = false;
@@ -80,6 +86,13 @@ class FileInstance : public StorageInstance {
   std::vector<PendingRecord> records_;
   std::unordered_map<Oid, size_t> record_index_;
   std::vector<Oid> resolved_;
+  enum class Check { store, remove, read_current };
+  struct SerialCheck {
+    Oid oid;
+    Tid serial;
+    Check kind;
+  };
+  std::vector<SerialCheck> checks_;
 };
 
 }  // namespace relstore::fs

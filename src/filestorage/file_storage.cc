@@ -81,12 +81,14 @@ void FileStorage::require_writable() const {
   }
 }
 
-std::unique_ptr<StorageInstance> FileStorage::new_instance() {
-  return std::make_unique<FileInstance>(shared_from_this(), std::nullopt);
+std::unique_ptr<StorageInstance> FileStorage::new_instance(bool read_only,
+                                                          std::shared_ptr<Clock> clock) {
+  return std::make_unique<FileInstance>(shared_from_this(), std::nullopt, read_only,
+                                        std::move(clock));
 }
 
 std::unique_ptr<StorageInstance> FileStorage::historical_instance(Tid before) {
-  return std::make_unique<FileInstance>(shared_from_this(), before);
+  return std::make_unique<FileInstance>(shared_from_this(), before, true, nullptr);
 }
 
 void FileStorage::set_conflict_resolver(ConflictResolver resolver) {
@@ -275,7 +277,9 @@ void FileStorage::unlock_commit() noexcept {
   commit_cv_.notify_one();
 }
 
-Tid FileStorage::new_tid() const { return next_tid(options_.clock->now(), max_tid()); }
+Tid FileStorage::new_tid(const Clock* clock) const {
+  return next_tid((clock ? clock : options_.clock.get())->now(), max_tid());
+}
 
 void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
                          const std::vector<PendingRecord>& records,
@@ -349,6 +353,11 @@ void FileStorage::zap_all() {
   unlock_commit();
 }
 
+bool FileStorage::closed() const {
+  std::shared_lock lock(mu_);
+  return closed_;
+}
+
 void FileStorage::close() {
   std::unique_lock lock(mu_);
   if (closed_) return;
@@ -361,41 +370,3 @@ void FileStorage::close() {
 }
 
 }  // namespace relstore::fs
-
-namespace relstore {
-namespace {
-
-// What open_file_storage hands out: a Storage forwarding to the shared FileStorage.
-class FileStorageHandle : public Storage {
- public:
-  explicit FileStorageHandle(std::shared_ptr<fs::FileStorage> impl) : impl_(std::move(impl)) {}
-  std::unique_ptr<StorageInstance> new_instance() override { return impl_->new_instance(); }
-  std::unique_ptr<StorageInstance> historical_instance(Tid before) override {
-    return impl_->historical_instance(before);
-  }
-  void set_conflict_resolver(ConflictResolver r) override {
-    impl_->set_conflict_resolver(std::move(r));
-  }
-  std::string name() const override { return impl_->name(); }
-  std::string sort_key() const override { return impl_->sort_key(); }
-  bool is_read_only() const override { return impl_->is_read_only(); }
-  bool keep_history() const override { return impl_->keep_history(); }
-  uint64_t len() override { return impl_->len(); }
-  uint64_t size() override { return impl_->size(); }
-  StorageInfo info() override { return impl_->info(); }
-  StorageStats stats() const override { return impl_->stats(); }
-  void zap_all() override { impl_->zap_all(); }
-  void close() override { impl_->close(); }
-
- private:
-  std::shared_ptr<fs::FileStorage> impl_;
-};
-
-}  // namespace
-
-std::unique_ptr<Storage> open_file_storage(const std::string& path,
-                                           const FileStorageOptions& options) {
-  return std::make_unique<FileStorageHandle>(std::make_shared<fs::FileStorage>(path, options));
-}
-
-}  // namespace relstore

@@ -28,7 +28,10 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   FileStorage(std::string path, FileStorageOptions options);
   ~FileStorage() override;
 
-  std::unique_ptr<StorageInstance> new_instance() override;
+  std::unique_ptr<StorageInstance> new_instance() override { return new_instance(false, nullptr); }
+  // For handles that share one writer: `read_only` refuses writes; `clock` (null: the
+  // storage's) gives the TIDs of this instance's commits.
+  std::unique_ptr<StorageInstance> new_instance(bool read_only, std::shared_ptr<Clock> clock);
   std::unique_ptr<StorageInstance> historical_instance(Tid before) override;
   void set_conflict_resolver(ConflictResolver resolver) override;
 
@@ -42,6 +45,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   StorageStats stats() const override;
   void zap_all() override;
   void close() override;
+  bool closed() const;
 
   // --- reads, for instances (each takes the shared lock) ---
   struct Revision {
@@ -79,7 +83,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   // The greatest TID in the file, 'u' transactions included: new TIDs must exceed it.
   Tid max_tid() const;
   // A TID for a commit that was given none: the clock's, or max_tid() + 1.
-  Tid new_tid() const;
+  Tid new_tid(const Clock* clock) const;
   // Appends one transaction (the commit lock held) and makes it visible; `on_tid` runs
   // after the bytes are written and before other instances can see them.
   void commit(Tid tid, char status, const TransactionMetaData& meta,

@@ -48,6 +48,9 @@ bool driver_flag(const StorageOptions& options, const std::string& key, bool fal
 // not exist yet and may be created: a reader takes no lock, so it can read a file that a
 // running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
 std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+  if (options.history == HistoryMode::free) {
+    throw ConfigError("a FileStorage (file: URI) always keeps history; history=free does not apply");
+  }
   FileStorageOptions fo;
   std::error_code ec;
   const bool missing = !std::filesystem::exists(uri.database, ec);
