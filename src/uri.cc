@@ -113,6 +113,8 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
 
 }  // namespace
 
+std::string render(const StorageUri& uri, bool redact);
+
 const char* scheme_name(Scheme s) {
   switch (s) {
     case Scheme::sqlite:
@@ -189,26 +191,30 @@ StorageUri StorageUri::parse(std::string_view text) {
   return uri;
 }
 
-std::string StorageUri::redacted() const {
-  std::string out = scheme_name(scheme);
+std::string StorageUri::redacted() const { return render(*this, true); }
+std::string StorageUri::text() const { return render(*this, false); }
+
+std::string render(const StorageUri& u, bool redact) {
+  std::string out = scheme_name(u.scheme);
   out += ':';
-  if (scheme == Scheme::sqlite || scheme == Scheme::file) {
-    out += database.starts_with('/') ? "//" + percent_encode(database) : percent_encode(database);
+  if (u.scheme == Scheme::sqlite || u.scheme == Scheme::file) {
+    out += u.database.starts_with('/') ? "//" + percent_encode(u.database)
+                                       : percent_encode(u.database);
   } else {
     out += "//";
-    if (!user.empty() || !password.empty()) {
-      out += percent_encode(user);
-      if (!password.empty()) out += ":***";
+    if (!u.user.empty() || !u.password.empty()) {
+      out += percent_encode(u.user);
+      if (!u.password.empty()) out += ":" + (redact ? std::string("***") : percent_encode(u.password));
       out += '@';
     }
-    out += host.find(':') != std::string::npos ? "[" + host + "]" : host;
-    if (port) out += ":" + std::to_string(*port);
-    out += "/" + percent_encode(database);
+    out += u.host.find(':') != std::string::npos ? "[" + u.host + "]" : percent_encode(u.host);
+    if (u.port) out += ":" + std::to_string(*u.port);
+    out += "/" + percent_encode(u.database);
   }
   char sep = '?';
-  for (const auto& [k, v] : params) {
+  for (const auto& [k, v] : u.params) {
     out += sep;
-    out += percent_encode(k) + "=" + (is_secret_key(k) ? "***" : percent_encode(v));
+    out += percent_encode(k) + "=" + (redact && is_secret_key(k) ? "***" : percent_encode(v));
     sep = '&';
   }
   return out;

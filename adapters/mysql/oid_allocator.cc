@@ -1,5 +1,6 @@
 #include "adapters/mysql/oid_allocator.h"
 
+#include <algorithm>
 #include <string>
 
 #include "relstore/errors.h"
@@ -7,31 +8,51 @@
 namespace relstore::mysql {
 namespace {
 
-// Rows pile up, one per block; every this many blocks the older ones are deleted. The
-// rows deleted were committed long before (each allocation commits in its own round
-// trip), so the delete waits on nobody.
+// Rows pile up, one per block; every this many blocks the older ones are deleted, except
+// the last this many: those may still be another connection's uncommitted allocation,
+// whose row lock the delete would wait for. Older ones were committed long ago (each
+// allocation commits in the round trip that makes it).
 constexpr int64_t kCleanupEvery = 1000;
 
 }  // namespace
 
-Oid OidAllocator::allocate() {
-  int64_t block = 0;
+std::vector<Oid> OidAllocator::allocate() {
+  // One INSERT per block, each followed by its LAST_INSERT_ID(): a multi-row INSERT need
+  // not get consecutive values (innodb_autoinc_lock_mode = 2).
+  std::string sql;
+  for (int i = 0; i < blocks_; ++i) sql += "INSERT INTO new_oid () VALUES (); SELECT LAST_INSERT_ID(); ";
+  sql += "COMMIT";
+  std::vector<int64_t> blocks;
   conn_.batch(
-      "INSERT INTO new_oid () VALUES (); SELECT LAST_INSERT_ID(); COMMIT", 3,
+      sql, 2 * blocks_ + 1,
       [&](Rows& r) {
-        if (r.next()) block = r.int64(0);
+        if (r.next()) blocks.push_back(r.int64(0));
       },
       Context::other, "allocating OIDs");
-  if (block <= 0) throw SchemaError(conn_.params().describe + ": new_oid gave no block number");
-  if (block % kCleanupEvery == 0) {
-    try {
-      conn_.batch("DELETE FROM new_oid WHERE zoid < " + std::to_string(block) + "; COMMIT", 2,
-                  Context::other);
-    } catch (const StorageError&) {
-      rollback_quietly(conn_);  // housekeeping only: the next cleanup catches up
+  if (blocks.size() != static_cast<size_t>(blocks_) || blocks.front() <= 0) {
+    throw SchemaError(conn_.params().describe + ": new_oid gave no block numbers");
+  }
+  blocks_ = std::min(blocks_ * 2, 16);
+  std::vector<Oid> out;
+  for (int64_t block : blocks) {
+    for (uint64_t oid = static_cast<uint64_t>(block) * 16 - 15;
+         oid <= static_cast<uint64_t>(block) * 16; ++oid) {
+      out.emplace_back(oid);
     }
   }
-  return Oid(static_cast<uint64_t>(block) * 16);
+  cleanup(blocks.front(), blocks.back());
+  return out;
+}
+
+void OidAllocator::cleanup(int64_t first, int64_t last) {
+  if ((first - 1) / kCleanupEvery == last / kCleanupEvery) return;  // no multiple of it crossed
+  try {
+    conn_.batch("DELETE FROM new_oid WHERE zoid < " + std::to_string(first - kCleanupEvery) +
+                    "; COMMIT",
+                2, Context::other);
+  } catch (const StorageError&) {
+    rollback_quietly(conn_);  // housekeeping only: the next cleanup catches up
+  }
 }
 
 void OidAllocator::set_min(Oid oid) {

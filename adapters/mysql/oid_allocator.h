@@ -1,25 +1,34 @@
 // OID blocks from the new_oid auto-increment table, as RelStorage allocates them on MySQL.
 #pragma once
 
+#include <vector>
+
 #include "adapters/mysql/driver.h"
 #include "relstore/types.h"
 
 namespace relstore::mysql {
 
-// Each auto-increment value n handed out is block n, OIDs 16n-15 … 16n. Works on a store
-// connection (autocommit off); every call commits its own transaction.
+// Each auto-increment value n handed out is block n, OIDs 16n-15 … 16n, as RelStorage
+// reads them. Works on a store connection (autocommit off); every call commits its own
+// transaction.
 class OidAllocator {
  public:
   explicit OidAllocator(Connection& conn) : conn_(conn) {}
-  // Returns the highest OID of a fresh block.
-  Oid allocate();
+  // Takes fresh blocks in one round trip and returns their OIDs, ascending. The number of
+  // blocks doubles with every call, from 1 up to 16 (256 OIDs): a busy writer asks rarely,
+  // a short-lived process wastes little. Unused OIDs are simply never handed out.
+  std::vector<Oid> allocate();
   // Later blocks start above the block holding `oid`.
   void set_min(Oid oid);
   // Back to block 1 (zap_all).
   void reset();
 
  private:
+  // Every kCleanupEvery blocks, deletes old rows (one per block ever taken).
+  void cleanup(int64_t first, int64_t last);
+
   Connection& conn_;
+  int blocks_ = 1;
 };
 
 }  // namespace relstore::mysql

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "adapters/mysql/oid_allocator.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -47,13 +46,14 @@ void append_row(std::string& sql, const backend::PendingRecord& r) {
 MysqlStoreConnection::MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter)
     : settings_(settings),
       conn_(open_connection(settings, Role::store, &adapter)),
+      oids_(*conn_),
       lock_wait_seconds_(lock_wait_seconds(settings.lock_timeout)) {}
 
 MysqlStoreConnection::~MysqlStoreConnection() { rollback(); }
 
-Oid MysqlStoreConnection::allocate_oids() { return OidAllocator(*conn_).allocate(); }
+std::vector<Oid> MysqlStoreConnection::allocate_oids() { return oids_.allocate(); }
 
-void MysqlStoreConnection::set_min_oid(Oid oid) { OidAllocator(*conn_).set_min(oid); }
+void MysqlStoreConnection::set_min_oid(Oid oid) { oids_.set_min(oid); }
 
 void MysqlStoreConnection::upload(std::span<const backend::PendingRecord> records, std::string tail,
                                   int tail_statements, const RowsCallback& on_rows, Context ctx) {

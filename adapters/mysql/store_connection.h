@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "adapters/mysql/adapter.h"
+#include "adapters/mysql/oid_allocator.h"
 
 namespace relstore::mysql {
 
@@ -20,7 +21,7 @@ class MysqlStoreConnection : public backend::StoreConnection {
   void replace(std::span<const backend::PendingRecord> records) override;
   Tid finish(const backend::FinishRequest& req) override;
   void rollback() noexcept override;
-  Oid allocate_oids() override;
+  std::vector<Oid> allocate_oids() override;
   void set_min_oid(Oid oid) override;
   bool healthy() const override { return conn_->healthy(); }
 
@@ -33,6 +34,7 @@ class MysqlStoreConnection : public backend::StoreConnection {
 
   const Settings& settings_;
   std::unique_ptr<Connection> conn_;
+  OidAllocator oids_;
   int lock_wait_seconds_;
 };
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "adapters/sqlite/errors.h"
+#include "relstore/errors.h"
 
 namespace relstore::sqlite {
 
@@ -125,6 +126,16 @@ int busy_handler(void* arg, int attempt) {
 void Db::set_busy_timeout(double seconds) {
   busy_timeout_ms_ = seconds * 1000;
   sqlite3_busy_handler(db_, busy_handler, &busy_timeout_ms_);
+}
+
+std::unique_ptr<Db> open_for_reading(const std::string& path) {
+  try {
+    return std::make_unique<Db>(path, SQLITE_OPEN_READWRITE);
+  } catch (const ReadOnlyError&) {
+  } catch (const StorageError& e) {
+    if (std::string(e.what()).find("cannot open") == std::string::npos) throw;
+  }
+  return std::make_unique<Db>(path, SQLITE_OPEN_READONLY);
 }
 
 }  // namespace relstore::sqlite

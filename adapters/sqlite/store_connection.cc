@@ -50,7 +50,7 @@ OidAllocator& SqliteStoreConnection::oids() {
   return *oids_;
 }
 
-Oid SqliteStoreConnection::allocate_oids() { return oids().allocate(); }
+std::vector<Oid> SqliteStoreConnection::allocate_oids() { return oids().allocate(); }
 
 void SqliteStoreConnection::set_min_oid(Oid oid) { oids().set_min(oid); }
 

@@ -22,7 +22,7 @@ class SqliteStoreConnection : public backend::StoreConnection {
   void replace(std::span<const backend::PendingRecord> records) override;
   Tid finish(const backend::FinishRequest& req) override;
   void rollback() noexcept override;
-  Oid allocate_oids() override;
+  std::vector<Oid> allocate_oids() override;
   void set_min_oid(Oid oid) override;
 
  private:

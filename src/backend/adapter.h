@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "relstore/errors.h"
 #include "relstore/storage.h"
+#include "schema/migrations.h"
 
 namespace relstore::backend {
 
@@ -108,13 +110,21 @@ class StoreConnection {
   virtual Tid finish(const FinishRequest& req) = 0;
   // Rolls back whatever is in progress and releases every lock. Never throws.
   virtual void rollback() noexcept = 0;
-  // Allocates a block of 16 OIDs in its own transaction; returns the highest one.
-  virtual Oid allocate_oids() = 0;
+  // Allocates fresh OIDs in its own transaction: one or more whole blocks of 16 (block n =
+  // OIDs 16n-15 … 16n, never OID 0), returned in ascending order.
+  virtual std::vector<Oid> allocate_oids() = 0;
   // Makes sure later blocks start above the block holding `oid` (block n = 16n-15 … 16n),
   // so the allocator never hands out `oid` or anything below it. Own transaction.
   virtual void set_min_oid(Oid oid) = 0;
   // Whether the connection is still usable (false after a lost connection).
   virtual bool healthy() const { return true; }
+};
+
+// A current record for a history-free bulk load (convert).
+struct BulkRecord {
+  Oid oid;
+  Tid tid;
+  std::optional<Bytes> state;  // none: the object is absent (delete its row)
 };
 
 // One per database: opens connections and answers database-wide questions.
@@ -133,6 +143,36 @@ class Adapter {
   virtual StorageInfo info() = 0;
   // Removes every object and transaction and resets the OID allocator.
   virtual void zap_all() = 0;
+
+  // Bulk loading for `relstore convert`: no conflict checks and no locks beyond the
+  // database transaction's. Dialects that have it say so here; convert falls back to
+  // restore through a StorageInstance otherwise.
+  virtual bool supports_bulk() const { return false; }
+  // History-free: writes `records` (one per oid) in one transaction — rows upserted with
+  // their own TIDs, absent ones deleted — and moves the OID allocator past them.
+  virtual void bulk_apply_current(std::span<const BulkRecord> records) {
+    (void)records;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
+  // History-preserving: writes whole transactions (ascending TIDs, new to the database)
+  // in one database transaction, exactly as restore would, and moves the OID allocator
+  // past them.
+  virtual void bulk_restore(std::span<const TransactionRecord> transactions) {
+    (void)transactions;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
+  // The bulk load is over: undo whatever the dialect changed for it.
+  virtual void bulk_finish() {}
+
+  // Versions recorded in relstore_schema, ascending; empty when the table is missing.
+  virtual std::vector<int> applied_migrations() {
+    throw SchemaError(dialect() + ": migrations are not supported yet");
+  }
+  // Applies one migration for this database's mode and records it in relstore_schema (in
+  // one transaction where the dialect has transactional DDL).
+  virtual void apply_migration(const Migration& migration) {
+    throw SchemaError(dialect() + ": cannot apply migration " + migration.name);
+  }
 
   uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
   // Connections call this once per server round trip.

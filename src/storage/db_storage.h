@@ -5,6 +5,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
+#include <vector>
 
 #include "backend/adapter.h"
 #include "relstore/clock.h"
@@ -70,9 +71,8 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   std::vector<std::unique_ptr<backend::StoreConnection>> pool_;
 
   std::mutex oid_mu_;
-  uint64_t next_oid_ = 0;   // next OID of the current block to hand out
-  uint64_t block_end_ = 0;  // highest OID of the current block
-  uint64_t high_water_ = 0;  // the allocator is known to be past this
+  std::vector<Oid> free_oids_;  // allocated and not handed out yet, descending
+  uint64_t high_water_ = 0;     // the allocator is known to be past this
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, commits_{0};
 };

@@ -1,13 +1,15 @@
+#include <filesystem>
+
 #include "backend/registry.h"
 #include "relstore/errors.h"
+#include "relstore/filestorage.h"
 #include "relstore/storage.h"
 #include "storage/db_storage.h"
 
 namespace relstore {
-namespace {
 
-std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
-                                               const StorageOptions& options) {
+std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
+                                                        const StorageOptions& options) {
   switch (uri.scheme) {
     case Scheme::sqlite:
       return backend::make_sqlite_adapter(uri, options);
@@ -28,8 +30,37 @@ std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
     case Scheme::file:
       break;
   }
-  throw ConfigError("a file: URI names a FileStorage, which only `relstore convert` reads and "
-                    "writes; open_storage takes sqlite:, postgresql: or mysql: URIs");
+  throw ConfigError("internal: file: URIs do not use a database adapter");
+}
+
+namespace {
+
+bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
+  const auto it = options.driver.find(key);
+  if (it == options.driver.end()) return fallback;
+  const std::string& v = it->second;
+  if (v.empty() || v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw ConfigError("option " + key + ": expected true/false, got '" + v + "'");
+}
+
+// file: URIs open read-only unless writing is asked for (`?write=1`), or the file does
+// not exist yet and may be created: a reader takes no lock, so it can read a file that a
+// running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
+std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+  if (options.history == HistoryMode::free) {
+    throw ConfigError("a FileStorage (file: URI) always keeps history; history=free does not apply");
+  }
+  FileStorageOptions fo;
+  std::error_code ec;
+  const bool missing = !std::filesystem::exists(uri.database, ec);
+  fo.read_only = options.read_only || !(driver_flag(options, "write", false) ||
+                                        (missing && options.create));
+  fo.create = options.create;
+  fo.fsync_each_commit = driver_flag(options, "fsync", true);
+  fo.commit_lock_timeout = options.commit_lock_timeout;
+  fo.clock = options.clock;
+  return open_file_storage(uri.database, fo);
 }
 
 // The handle open_storage returns; instances share ownership of the storage behind it.
@@ -61,8 +92,9 @@ class StorageHandle : public Storage {
 }  // namespace
 
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
+  if (uri.scheme == Scheme::file) return open_file(uri, options);
   return std::make_unique<StorageHandle>(
-      std::make_shared<DbStorage>(make_adapter(uri, options), options));
+      std::make_shared<DbStorage>(backend::open_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {

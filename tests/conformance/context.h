@@ -12,7 +12,7 @@
 namespace relstore::conformance {
 
 struct Backend {
-  std::string name;        // "sqlite", "postgresql", "mysql"
+  std::string name;        // "sqlite", "postgresql", "mysql", "file"
   bool keep_history;       // HP or HF
   std::string label() const { return name + (keep_history ? "_hp" : "_hf"); }
 };
@@ -27,6 +27,9 @@ class Context {
   virtual std::string fresh_uri() = 0;
   // Whether TIDs come from a clock the test can set (StorageOptions::clock).
   virtual bool client_clock() const = 0;
+  // Whether several processes can write the database at once. A FileStorage cannot:
+  // its lock file admits one writing process (ZODB needs ZEO for more).
+  virtual bool multi_process_writers() const { return true; }
 };
 
 // The backends × modes this executable tests.
