@@ -107,6 +107,8 @@ MysqlAdapter::MysqlAdapter(const StorageUri& uri, const StorageOptions& options)
   install_schema(settings_, options);
 }
 
+MysqlAdapter::~MysqlAdapter() = default;
+
 std::unique_ptr<backend::LoadConnection> MysqlAdapter::open_load() {
   return std::make_unique<MysqlLoadConnection>(settings_, *this, closer_);
 }
@@ -177,6 +179,26 @@ void MysqlAdapter::zap_all() {
     throw;
   }
   OidAllocator(*conn).reset();
+}
+
+void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  if (settings_.read_only) throw ReadOnlyError();
+  if (settings_.keep_history) throw StorageError("bulk loading is for history-free databases");
+  if (!bulk_ || !bulk_->healthy()) bulk_ = std::make_unique<MysqlStoreConnection>(settings_, *this);
+  bulk_->apply_current(records);
+}
+
+void MysqlAdapter::bulk_finish() { bulk_.reset(); }
+
+std::vector<int> MysqlAdapter::applied_migrations() {
+  auto conn = open_connection(settings_, Role::admin, nullptr);
+  return applied_versions(*conn);
+}
+
+void MysqlAdapter::apply_migration(const Migration& migration) {
+  if (settings_.read_only) throw ReadOnlyError();
+  auto conn = open_connection(settings_, Role::admin, nullptr);
+  apply_one(*conn, migration, settings_.keep_history);
 }
 
 }  // namespace relstore::mysql

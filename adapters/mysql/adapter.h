@@ -10,6 +10,8 @@
 
 namespace relstore::mysql {
 
+class MysqlStoreConnection;
+
 // What the server is: a few statements differ between MariaDB and MySQL 8.
 struct ServerInfo {
   std::string version;  // VERSION()
@@ -45,6 +47,7 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
 class MysqlAdapter : public backend::Adapter {
  public:
   MysqlAdapter(const StorageUri& uri, const StorageOptions& options);
+  ~MysqlAdapter() override;
 
   std::string dialect() const override { return "mysql"; }
   bool keep_history() const override { return settings_.keep_history; }
@@ -57,11 +60,20 @@ class MysqlAdapter : public backend::Adapter {
   StorageInfo info() override;
   void zap_all() override;
 
+  // Bulk loading (convert) into a history-free database; history-preserving ones are
+  // copied through restore.
+  bool supports_bulk() const override { return !settings_.keep_history; }
+  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
+  void bulk_finish() override;
+  std::vector<int> applied_migrations() override;
+  void apply_migration(const Migration& migration) override;
+
  private:
   Settings settings_;
   // Outlives every load connection: they belong to instances, which keep the storage
   // and so this adapter alive.
   SnapshotCloser closer_;
+  std::unique_ptr<MysqlStoreConnection> bulk_;  // the connection bulk loads reuse
 };
 
 // Connection parameters from a mysql:// URI and its driver options. Throws ConfigError

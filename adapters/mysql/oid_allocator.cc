@@ -20,7 +20,8 @@ std::vector<Oid> OidAllocator::allocate() {
   // One INSERT per block, each followed by its LAST_INSERT_ID(): a multi-row INSERT need
   // not get consecutive values (innodb_autoinc_lock_mode = 2).
   std::string sql;
-  for (int i = 0; i < blocks_; ++i) sql += "INSERT INTO new_oid () VALUES (); SELECT LAST_INSERT_ID(); ";
+  for (int i = 0; i < blocks_; ++i)
+    sql += "INSERT INTO new_oid () VALUES (); SELECT LAST_INSERT_ID(); ";
   sql += "COMMIT";
   std::vector<int64_t> blocks;
   conn_.batch(
@@ -47,9 +48,9 @@ std::vector<Oid> OidAllocator::allocate() {
 void OidAllocator::cleanup(int64_t first, int64_t last) {
   if ((first - 1) / kCleanupEvery == last / kCleanupEvery) return;  // no multiple of it crossed
   try {
-    conn_.batch("DELETE FROM new_oid WHERE zoid < " + std::to_string(first - kCleanupEvery) +
-                    "; COMMIT",
-                2, Context::other);
+    conn_.batch(
+        "DELETE FROM new_oid WHERE zoid < " + std::to_string(first - kCleanupEvery) + "; COMMIT", 2,
+        Context::other);
   } catch (const StorageError&) {
     rollback_quietly(conn_);  // housekeeping only: the next cleanup catches up
   }

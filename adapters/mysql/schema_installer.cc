@@ -219,6 +219,28 @@ void install_schema(Settings& settings, const StorageOptions& options) {
   settings.keep_history = keep_history;
 }
 
+std::vector<int> applied_versions(Connection& conn) {
+  std::vector<int> out;
+  if (!table_names(conn).count("relstore_schema")) return out;
+  conn.batch(
+      "SELECT version FROM relstore_schema ORDER BY version", 1,
+      [&](Rows& r) {
+        while (r.next()) out.push_back(static_cast<int>(r.int64(0)));
+      },
+      Context::other);
+  return out;
+}
+
+void apply_one(Connection& conn, const Migration& m, bool keep_history) {
+  take_install_lock(conn);
+  conn.exec(trim_statements(embedded_sql("sql/mysql/schema_version.sql")));
+  if (has_migration(conn, m.version)) return;  // another process was first
+  for (const std::string& stmt : migration_statements(m.text, keep_history)) {
+    conn.exec(trim_statements(stmt), Context::other, "migration " + m.name);
+  }
+  record_migration(conn, m);
+}
+
 std::string schema_version(Connection& conn) {
   if (!table_names(conn).count("relstore_schema")) return "RelStorage (no relstore_schema table)";
   return std::to_string(conn.query_int("SELECT MAX(version) FROM relstore_schema"));

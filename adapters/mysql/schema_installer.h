@@ -3,9 +3,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "adapters/mysql/adapter.h"
 #include "relstore/uri.h"
+#include "schema/migrations.h"
 
 namespace relstore::mysql {
 
@@ -19,5 +21,12 @@ void install_schema(Settings& settings, const StorageOptions& options);
 
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Connection& conn);
+
+// Versions recorded in relstore_schema, ascending; empty when the table is missing.
+std::vector<int> applied_versions(Connection& conn);
+
+// Runs one migration's statements for the mode on an admin connection and records it.
+// MySQL commits DDL as it goes, so migrations are written to be safe to run again.
+void apply_one(Connection& conn, const Migration& m, bool keep_history);
 
 }  // namespace relstore::mysql

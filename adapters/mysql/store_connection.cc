@@ -19,6 +19,25 @@ size_t row_size(const backend::PendingRecord& r) {
   return 80 + r.md5.size() + (r.state ? binary_literal_size(*r.state) : 4);
 }
 
+size_t row_size(const backend::BulkRecord& r) {
+  return 60 + (r.state ? binary_literal_size(*r.state) : 4);
+}
+
+// Bulk rows go through temp_store too, with prev_tid carrying the record's own TID.
+void append_row(std::string& sql, const backend::BulkRecord& r) {
+  sql += '(';
+  sql += std::to_string(r.oid.sql());
+  sql += ',';
+  sql += std::to_string(r.tid.sql());
+  sql += ",NULL,";
+  if (r.state) {
+    append_binary_literal(sql, *r.state);
+  } else {
+    sql += "NULL";
+  }
+  sql += ')';
+}
+
 void append_row(std::string& sql, const backend::PendingRecord& r) {
   sql += '(';
   sql += std::to_string(r.oid.sql());
@@ -41,43 +60,33 @@ void append_row(std::string& sql, const backend::PendingRecord& r) {
   sql += ')';
 }
 
-}  // namespace
-
-MysqlStoreConnection::MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter)
-    : settings_(settings),
-      conn_(open_connection(settings, Role::store, &adapter)),
-      oids_(*conn_),
-      lock_wait_seconds_(lock_wait_seconds(settings.lock_timeout)) {}
-
-MysqlStoreConnection::~MysqlStoreConnection() { rollback(); }
-
-std::vector<Oid> MysqlStoreConnection::allocate_oids() { return oids_.allocate(); }
-
-void MysqlStoreConnection::set_min_oid(Oid oid) { oids_.set_min(oid); }
-
-void MysqlStoreConnection::upload(std::span<const backend::PendingRecord> records, std::string tail,
-                                  int tail_statements, const RowsCallback& on_rows, Context ctx) {
+// Sends `records` as multi-row INSERTs (`insert` up to VALUES), each batch within the
+// server's max_allowed_packet; the last batch also carries `tail`, statements run after the
+// upload in the same round trip, whose result sets go to `on_rows`.
+template <class Record>
+void upload(Connection& conn, const Settings& settings, std::string_view insert,
+            std::span<const Record> records, const std::string& tail, int tail_statements,
+            const RowsCallback& on_rows, Context ctx) {
   const size_t budget =
-      static_cast<size_t>(std::max<int64_t>(settings_.server.max_allowed_packet, 1 << 20)) -
+      static_cast<size_t>(std::max<int64_t>(settings.server.max_allowed_packet, 1 << 20)) -
       kPacketSlack;
   std::string sql;
-  int statements = 0;
   size_t i = 0;
   do {
     sql.clear();
-    statements = 0;
+    int statements = 0;
     if (i < records.size()) {
-      sql += kInsertTemp;
+      sql += insert;
       size_t size = sql.size();
       const size_t first = i;
       for (; i < records.size(); ++i) {
         const size_t row = row_size(records[i]);
         if (size + row > budget) {
           if (i == first) {
-            throw StorageError(settings_.connect.describe + ": the record of oid " +
+            throw StorageError(settings.connect.describe + ": the record of oid " +
                                records[i].oid.hex() + " needs " + std::to_string(row) +
                                " bytes on the wire, more than the server's max_allowed_packet (" +
-                               std::to_string(settings_.server.max_allowed_packet) +
+                               std::to_string(settings.server.max_allowed_packet) +
                                "); raise max_allowed_packet");
           }
           break;
@@ -95,12 +104,26 @@ void MysqlStoreConnection::upload(std::span<const backend::PendingRecord> record
         sql += tail;
         statements += tail_statements;
       }
-      conn_->batch(sql, statements, on_rows, ctx, "uploading and locking the objects");
+      conn.batch(sql, statements, on_rows, ctx, "uploading the objects");
     } else {
-      conn_->batch(sql, statements, ctx, "uploading the objects");
+      conn.batch(sql, statements, ctx, "uploading the objects");
     }
   } while (i < records.size());
 }
+
+}  // namespace
+
+MysqlStoreConnection::MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter)
+    : settings_(settings),
+      conn_(open_connection(settings, Role::store, &adapter)),
+      oids_(*conn_),
+      lock_wait_seconds_(lock_wait_seconds(settings.lock_timeout)) {}
+
+MysqlStoreConnection::~MysqlStoreConnection() { rollback(); }
+
+std::vector<Oid> MysqlStoreConnection::allocate_oids() { return oids_.allocate(); }
+
+void MysqlStoreConnection::set_min_oid(Oid oid) { oids_.set_min(oid); }
 
 std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::VoteRequest& req) {
   std::string tail;
@@ -135,7 +158,7 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
   };
   std::vector<Row> rows;
   upload(
-      req.records, std::move(tail), tail_statements,
+      *conn_, settings_, kInsertTemp, req.records, tail, tail_statements,
       [&](Rows& r) {
         while (r.next()) {
           const std::string kind = r.bytes(0);
@@ -178,7 +201,7 @@ void MysqlStoreConnection::replace(std::span<const backend::PendingRecord> recor
   }
   sql += ')';
   conn_->exec(sql, Context::vote, "replacing resolved objects");
-  upload(records, "", 0, nullptr, Context::vote);
+  upload(*conn_, settings_, kInsertTemp, records, "", 0, nullptr, Context::vote);
 }
 
 Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
@@ -202,6 +225,30 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
       Context::commit, "finishing the commit");
   if (!tid) throw StorageError("relstore_finish returned no TID");
   return *tid;
+}
+
+void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> records) {
+  if (records.empty()) return;
+  Oid highest;
+  for (const auto& r : records) highest = std::max(highest, r.oid);
+  // Later records of an oid replace earlier ones (convert sends one per oid anyway).
+  const std::string move =
+      "DELETE b FROM blob_chunk b JOIN temp_store t ON b.zoid = t.zoid; "
+      "DELETE o FROM object_state o JOIN temp_store t ON o.zoid = t.zoid WHERE t.state IS NULL; "
+      "INSERT INTO object_state (zoid, tid, state_size, state) "
+      "SELECT t.zoid, t.prev_tid, LENGTH(t.state), t.state FROM temp_store t "
+      "WHERE t.state IS NOT NULL ORDER BY t.zoid "
+      "ON DUPLICATE KEY UPDATE tid = t.prev_tid, state_size = LENGTH(t.state), state = t.state; "
+      "DELETE FROM temp_store; COMMIT";
+  try {
+    upload(*conn_, settings_,
+           std::string_view("REPLACE INTO temp_store (zoid, prev_tid, md5, state) VALUES "),
+           records, move, 5, nullptr, Context::other);
+  } catch (...) {
+    rollback();
+    throw;
+  }
+  oids_.set_min(highest);
 }
 
 void MysqlStoreConnection::rollback() noexcept {

@@ -25,13 +25,12 @@ class MysqlStoreConnection : public backend::StoreConnection {
   void set_min_oid(Oid oid) override;
   bool healthy() const override { return conn_->healthy(); }
 
- private:
-  // Sends the records as multi-row INSERTs, each batch within max_allowed_packet; the last
-  // batch also carries `tail` (statements run after the upload in the same round trip),
-  // whose result sets go to `on_rows`.
-  void upload(std::span<const backend::PendingRecord> records, std::string tail,
-              int tail_statements, const RowsCallback& on_rows, Context ctx);
+  // Bulk loading of a history-free database (convert): upserts the records with their own
+  // TIDs and deletes absent ones in one transaction, then moves the OID allocator past
+  // them.
+  void apply_current(std::span<const backend::BulkRecord> records);
 
+ private:
   const Settings& settings_;
   std::unique_ptr<Connection> conn_;
   OidAllocator oids_;

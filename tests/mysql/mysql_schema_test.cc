@@ -9,6 +9,7 @@
 #include "adapters/mysql/procedures.h"
 #include "mysql/support.h"
 #include "relstore/errors.h"
+#include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
 
@@ -367,6 +368,25 @@ TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {
   auto inst = st->new_instance();
   commit_one(*inst, Oid(1), std::nullopt, "works");
   EXPECT_EQ(inst->load(Oid(1)).data, "works");
+}
+
+TEST_F(MysqlSchema, MigrateSeesTheBaselineAppliedAndAdoptsRelStorageDatabases) {
+  const std::string created = fresh_database("migrate", "?history=free");
+  open_storage(created)->close();
+  auto st = migration_status(created);
+  EXPECT_EQ(st.backend, "mysql");
+  EXPECT_EQ(st.applied, std::vector<int>{1});
+  EXPECT_TRUE(st.pending.empty());
+  EXPECT_TRUE(migrate_up(created, false).empty());
+
+  // A RelStorage database: status reads it without changing it, up adopts it.
+  const std::string adopted = fresh_database("migrate");
+  auto conn = connect(db_of(adopted));
+  load_fixture(*conn, "relstorage_mysql_hp.sql");
+  EXPECT_TRUE(migration_status(adopted).applied.empty());
+  EXPECT_TRUE(procedures_in(*conn).empty());
+  migrate_up(adopted, false);
+  EXPECT_EQ(migration_status(adopted).applied, std::vector<int>{1});
 }
 
 TEST_F(MysqlSchema, TheCommandLineExitsWithOneAndAClearMessage) {
