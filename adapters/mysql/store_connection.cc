@@ -126,6 +126,8 @@ std::vector<Oid> MysqlStoreConnection::allocate_oids() { return oids_.allocate()
 void MysqlStoreConnection::set_min_oid(Oid oid) { oids_.set_min(oid); }
 
 std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::VoteRequest& req) {
+  has_deletes_ = std::any_of(req.records.begin(), req.records.end(),
+                             [](const backend::PendingRecord& r) { return !r.state; });
   std::string tail;
   int tail_statements = 0;
   const int wait = lock_wait_seconds(req.lock_timeout);
@@ -146,6 +148,7 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
   }
   tail += "CALL relstore_lock_and_detect(";
   tail += req.check_conflicts ? "TRUE, " : "FALSE, ";
+  tail += req.read_current.empty() ? "FALSE, " : "TRUE, ";
   tail += req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL";
   tail += ')';
   ++tail_statements;
@@ -183,7 +186,11 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
       case 'R':
         throw ReadConflictError(row.oid, std::make_pair(row.tid, row.given));
       case 'C':
-        out.push_back({row.oid, row.tid, row.given, std::move(row.state)});
+        // One row per object written; a conflict is a committed TID other than the serial
+        // the writer read.
+        if (req.check_conflicts && row.tid != row.given) {
+          out.push_back({row.oid, row.tid, row.given, std::move(row.state)});
+        }
         break;
       default:
         throw StorageError("relstore_lock_and_detect returned an unknown row kind");
@@ -207,6 +214,7 @@ void MysqlStoreConnection::replace(std::span<const backend::PendingRecord> recor
 Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
   std::string sql = "CALL relstore_finish(";
   sql += req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL";
+  if (!settings_.keep_history) sql += has_deletes_ ? ", TRUE" : ", FALSE";
   if (settings_.keep_history) {
     sql += req.status == 'p' ? ", TRUE, " : ", FALSE, ";
     append_binary_literal(sql, req.meta->user);

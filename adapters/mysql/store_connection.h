@@ -35,6 +35,7 @@ class MysqlStoreConnection : public backend::StoreConnection {
   std::unique_ptr<Connection> conn_;
   OidAllocator oids_;
   int lock_wait_seconds_;
+  bool has_deletes_ = false;  // the voted records include a deletion (history-free finish)
 };
 
 }  // namespace relstore::mysql

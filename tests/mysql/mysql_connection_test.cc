@@ -174,5 +174,43 @@ TEST_F(MysqlConnection, ALostStoreConnectionFailsOneCommitAndIsReplaced) {
   EXPECT_EQ(inst->load(Oid(1)).data, "second");
 }
 
+TEST_F(MysqlConnection, UploadsLargerThanOnePacketAreSplitAndATooLargeRecordIsAClearError) {
+  const std::string uri = fresh_database("packets", "?history=free");
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  const int64_t packet = connect()->query_int("SELECT @@max_allowed_packet");
+  // Enough 1 MiB records for two or more INSERT batches.
+  const int records = static_cast<int>(packet / (1 << 20)) + 4;
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  for (int i = 1; i <= records; ++i) {
+    std::string state(1 << 20, static_cast<char>('a' + i % 26));
+    state[0] = '\'';  // something to escape
+    state[1] = '\0';
+    inst->store(Oid(static_cast<uint64_t>(i)), std::nullopt, state, txn);
+  }
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  auto reader = open_storage(uri + "&cache_mb=0")->new_instance();
+  for (int i = 1; i <= records; ++i) {
+    const auto data = reader->load(Oid(static_cast<uint64_t>(i))).data;
+    ASSERT_EQ(data.size(), 1u << 20);
+    EXPECT_EQ(data[0], '\'');
+    EXPECT_EQ(data[1], '\0');
+    EXPECT_EQ(data[2], static_cast<char>('a' + i % 26));
+  }
+
+  TransactionMetaData big{"", "", ""};
+  inst->tpc_begin(big);
+  inst->store(Oid(1000), std::nullopt, std::string(static_cast<size_t>(packet) + 1, 'x'), big);
+  try {
+    inst->tpc_vote(big);
+    FAIL() << "stored a record larger than max_allowed_packet";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("max_allowed_packet"), std::string::npos) << e.what();
+  }
+  inst->tpc_abort(big);
+}
+
 }  // namespace
 }  // namespace relstore::mysql::testing

@@ -1,7 +1,8 @@
 -- Finish, history-free, in one CALL: takes the commit lock, chooses the TID from the
 -- server's clock (unless restoring with p_tid), replaces the objects' rows with
--- temp_store's (a none state deletes the object), commits, and returns the TID.
-CREATE PROCEDURE relstore_finish(IN p_tid BIGINT)
+-- temp_store's (a none state deletes the object; p_deletes says whether there is one),
+-- commits, and returns the TID.
+CREATE PROCEDURE relstore_finish(IN p_tid BIGINT, IN p_deletes BOOLEAN)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
 BEGIN
@@ -15,10 +16,12 @@ BEGIN
     SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
     CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
   END IF;
-  -- Blob chunks belong to the state they were stored with; deleted objects lose theirs
-  -- by cascade.
-  DELETE b FROM blob_chunk b JOIN temp_store t ON b.zoid = t.zoid;
-  DELETE o FROM object_state o JOIN temp_store t ON o.zoid = t.zoid WHERE t.state IS NULL;
+  -- Deleted objects lose their blob chunks by cascade. Like RelStorage on MySQL, chunks
+  -- of a replaced state are dropped only when new ones are stored (relstore stores none
+  -- yet), not on every commit.
+  IF p_deletes THEN
+    DELETE o FROM object_state o JOIN temp_store t ON o.zoid = t.zoid WHERE t.state IS NULL;
+  END IF;
   -- The update clause names temp_store's columns directly rather than VALUES(), which
   -- MySQL 8.0.20 deprecated, or a row alias, which MariaDB lacks.
   INSERT INTO object_state (zoid, tid, state_size, state)
@@ -26,7 +29,6 @@ BEGIN
     WHERE t.state IS NOT NULL ORDER BY t.zoid
     ON DUPLICATE KEY UPDATE tid = v_tid, state_size = LENGTH(t.state), state = t.state;
   DELETE FROM temp_store;
-  DELETE FROM temp_read_current;
   COMMIT;
   SELECT v_tid AS tid;
 END

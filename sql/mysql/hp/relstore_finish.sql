@@ -28,7 +28,6 @@ BEGIN
     SELECT zoid, v_tid FROM temp_store ORDER BY zoid
     ON DUPLICATE KEY UPDATE tid = v_tid;
   DELETE FROM temp_store;
-  DELETE FROM temp_read_current;
   COMMIT;
   SELECT v_tid AS tid;
 END

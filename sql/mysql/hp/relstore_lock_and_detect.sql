@@ -5,9 +5,12 @@
 --   'T'  restore: the transaction p_forced_tid exists already;
 --   'L'  a readCurrent object is locked by another committer;
 --   'R'  a readCurrent object changed: (zoid, current tid, tid read);
---   'C'  when p_check, each object whose current tid differs from the serial written:
---        (zoid, committed tid, serial written, committed state).
-CREATE PROCEDURE relstore_lock_and_detect(IN p_check BOOLEAN, IN p_forced_tid BIGINT)
+--   'C'  one row per object written: (zoid, committed tid, serial written, and, when
+--        p_check and the two differ, the committed state).
+-- p_read_current says whether temp_read_current has rows (the client knows; asking the
+-- table would cost a statement).
+CREATE PROCEDURE relstore_lock_and_detect(IN p_check BOOLEAN, IN p_read_current BOOLEAN,
+                                          IN p_forced_tid BIGINT)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
 proc: BEGIN
@@ -21,7 +24,7 @@ proc: BEGIN
     LEAVE proc;
   END IF;
 
-  IF EXISTS (SELECT 1 FROM temp_read_current) THEN
+  IF p_read_current THEN
     SET v_wait = @@SESSION.innodb_lock_wait_timeout;
     BEGIN
       -- Shared locks never wait: a row held exclusively belongs to an object being
@@ -51,19 +54,19 @@ proc: BEGIN
         WHERE COALESCE(c.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
       LEAVE proc;
     END IF;
+    DELETE FROM temp_read_current;  -- checked; nothing later needs it
   END IF;
 
-  -- temp_store drives the join and is read in primary key order, so the rows are locked
-  -- in OID order and two committers cannot deadlock on them.
-  SELECT COUNT(*) INTO v_count
-    FROM temp_store t STRAIGHT_JOIN current_object c ON c.zoid = t.zoid
-    FOR UPDATE;
 
-  -- A plain read in READ COMMITTED sees the newest commit, and we hold the rows now.
-  SELECT 'C' AS kind, t.zoid, COALESCE(c.tid, 0) AS tid, t.prev_tid AS given, s.state
-    FROM temp_store t
-    LEFT JOIN current_object c ON c.zoid = t.zoid
-    LEFT JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid
-    WHERE p_check AND COALESCE(c.tid, 0) <> t.prev_tid
-    ORDER BY t.zoid;
+  -- One statement takes the exclusive locks and reads the committed TIDs (a locking read
+  -- sees the newest commit). temp_store drives the join and is read in primary key order,
+  -- so rows are locked in OID order and two committers cannot deadlock on them. The
+  -- committed state, read only for a conflict, is the one revision this may also lock.
+  SELECT 'C' AS kind, t.zoid, COALESCE(c.tid, 0) AS tid, t.prev_tid AS given,
+         IF(p_check AND COALESCE(c.tid, 0) <> t.prev_tid,
+            (SELECT s.state FROM object_state s WHERE s.zoid = c.zoid AND s.tid = c.tid),
+            NULL) AS state
+    FROM temp_store t LEFT JOIN current_object c ON c.zoid = t.zoid
+    ORDER BY t.zoid
+    FOR UPDATE;
 END

@@ -1,0 +1,111 @@
+// Row locks: readCurrent share locks never wait, and they are RelStorage's locks.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "mysql/support.h"
+#include "relstore/errors.h"
+#include "relstore/storage.h"
+
+namespace relstore::mysql::testing {
+namespace {
+
+using MysqlLocks = MysqlServerTest;
+
+TEST_F(MysqlLocks, AReadCurrentOfAnObjectBeingCommittedFailsAtOnce) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri = fresh_database("locks", hp ? "?history=preserving" : "?history=free");
+    auto st = open_storage(uri + "&commit_lock_timeout=20");
+    auto writer = st->new_instance();
+    TransactionMetaData create{"", "", ""};
+    writer->tpc_begin(create);
+    writer->store(Oid(1), std::nullopt, "v1", create);
+    writer->store(Oid(2), std::nullopt, "other", create);
+    writer->tpc_vote(create);
+    const Tid t1 = writer->tpc_finish(create);
+
+    // The writer holds object 1's row exclusively between vote and finish.
+    TransactionMetaData update{"", "", ""};
+    writer->tpc_begin(update);
+    writer->store(Oid(1), t1, "v2", update);
+    writer->tpc_vote(update);
+
+    auto reader = st->new_instance();
+    TransactionMetaData depends{"", "", ""};
+    reader->tpc_begin(depends);
+    reader->check_current_serial(Oid(1), t1, depends);
+    reader->store(Oid(2), t1, "depends on 1", depends);
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_THROW(reader->tpc_vote(depends), ReadConflictError);
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(waited, 2.0) << "the share lock waited for the writer";
+    reader->tpc_abort(depends);
+
+    writer->tpc_finish(update);
+    // Once the writer is done, the same readCurrent fails for the changed serial instead.
+    reader->tpc_begin(depends);
+    reader->check_current_serial(Oid(1), t1, depends);
+    reader->store(Oid(2), t1, "depends on 1", depends);
+    try {
+      reader->tpc_vote(depends);
+      FAIL() << "no ReadConflictError";
+    } catch (const ReadConflictError& e) {
+      ASSERT_TRUE(e.oid());
+      EXPECT_EQ(*e.oid(), Oid(1));
+    }
+    reader->tpc_abort(depends);
+  }
+}
+
+TEST_F(MysqlLocks, TheCommitLockIsTheRowOfCommitRowLock) {
+  // RelStorage's commit lock: while another session holds commit_row_lock's row, finish
+  // waits and gives UnableToAcquireCommitLockError after commit_lock_timeout.
+  const std::string uri = fresh_database("commit_lock", "?history=free");
+  auto st = open_storage(uri + "&commit_lock_timeout=1");
+  auto inst = st->new_instance();
+  auto holder = connect(StorageUri::parse(uri).database);
+  holder->exec("SET autocommit = 0");
+  holder->query_int("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE");
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), std::nullopt, "x", txn);
+  inst->tpc_vote(txn);
+  EXPECT_THROW(inst->tpc_finish(txn), UnableToAcquireCommitLockError);
+  holder->exec("ROLLBACK");
+  TransactionMetaData again{"", "", ""};
+  inst->tpc_begin(again);
+  inst->store(Oid(1), std::nullopt, "x", again);
+  inst->tpc_vote(again);
+  inst->tpc_finish(again);
+  EXPECT_EQ(inst->load(Oid(1)).data, "x");
+}
+
+TEST_F(MysqlLocks, AnObjectLockedByAnotherCommitterTimesOutAsARetryableConflict) {
+  const std::string uri = fresh_database("object_lock", "?history=preserving");
+  auto st = open_storage(uri + "&commit_lock_timeout=1");
+  auto inst = st->new_instance();
+  TransactionMetaData create{"", "", ""};
+  inst->tpc_begin(create);
+  inst->store(Oid(1), std::nullopt, "v1", create);
+  inst->tpc_vote(create);
+  const Tid t1 = inst->tpc_finish(create);
+  auto holder = connect(StorageUri::parse(uri).database);
+  holder->exec("SET autocommit = 0");
+  holder->query_int("SELECT tid FROM current_object WHERE zoid = 1 FOR UPDATE");
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), t1, "v2", txn);
+  try {
+    inst->tpc_vote(txn);
+    FAIL() << "took a lock another session holds";
+  } catch (const LockConflictError& e) {
+    EXPECT_TRUE(e.retryable());
+  }
+  inst->tpc_abort(txn);
+  holder->exec("ROLLBACK");
+}
+
+}  // namespace
+}  // namespace relstore::mysql::testing
