@@ -175,7 +175,7 @@ void MysqlAdapter::zap_all() {
   try {
     conn->batch(sql, statements, Context::other);
   } catch (...) {
-    rollback_quietly(*conn);
+    conn->rollback();
     throw;
   }
   OidAllocator(*conn).reset();

@@ -22,7 +22,7 @@ MysqlIterator::MysqlIterator(const Settings& settings, std::optional<Tid> start,
 }
 
 MysqlIterator::~MysqlIterator() {
-  if (conn_->healthy()) rollback_quietly(*conn_);
+  if (conn_->healthy()) conn_->rollback();
 }
 
 void MysqlIterator::fetch_page() {

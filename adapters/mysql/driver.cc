@@ -140,6 +140,11 @@ void Connection::count_round_trip() {
   if (counter_) counter_->count_round_trip();
 }
 
+void Connection::rollback() noexcept {
+  count_round_trip();
+  rollback_uncounted();
+}
+
 void Connection::rollback_uncounted() noexcept {
   try {
     stmt_->execute("ROLLBACK");
@@ -211,14 +216,6 @@ Prepared& Connection::prepared(const char* sql) {
   auto& slot = cache_[sql];
   if (!slot) slot = std::make_unique<Prepared>(*this, sql);
   return *slot;
-}
-
-void rollback_quietly(Connection& conn) noexcept {
-  try {
-    conn.exec("ROLLBACK");
-  } catch (...) {
-    // A lost connection has nothing left to roll back.
-  }
 }
 
 std::string trim_statements(std::string_view sql) {

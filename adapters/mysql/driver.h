@@ -116,8 +116,10 @@ class Connection {
   // marking the connection broken when the server is gone.
   [[noreturn]] void fail(Context ctx, std::string_view what);
   void count_round_trip();
-  // ROLLBACK without counting a round trip, for the snapshot closer: nobody waits for
-  // this one. Never throws; a failure marks the connection broken.
+  // ROLLBACK for cleanup paths. Never throws: a failure marks the connection broken, so
+  // that nothing reuses a connection whose transaction state is unknown.
+  void rollback() noexcept;
+  // The same without counting a round trip, for the snapshot closer: nobody waits for it.
   void rollback_uncounted() noexcept;
 
   sql::Connection& raw() { return *conn_; }
@@ -130,9 +132,6 @@ class Connection {
   std::map<const char*, std::unique_ptr<Prepared>> cache_;
   bool healthy_ = true;
 };
-
-// Rolls back, ignoring errors (the connection may be gone): for cleanup paths.
-void rollback_quietly(Connection& conn) noexcept;
 
 // `sql` without trailing blanks and semicolon, so that it can be joined into a batch (a
 // statement left empty after the last ';' is an error).

@@ -52,7 +52,7 @@ void OidAllocator::cleanup(int64_t first, int64_t last) {
         "DELETE FROM new_oid WHERE zoid < " + std::to_string(first - kCleanupEvery) + "; COMMIT", 2,
         Context::other);
   } catch (const StorageError&) {
-    rollback_quietly(conn_);  // housekeeping only: the next cleanup catches up
+    conn_.rollback();  // housekeeping only: the next cleanup catches up
   }
 }
 

@@ -260,7 +260,7 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
 }
 
 void MysqlStoreConnection::rollback() noexcept {
-  if (conn_ && conn_->healthy()) rollback_quietly(*conn_);
+  if (conn_ && conn_->healthy()) conn_->rollback();
 }
 
 }  // namespace relstore::mysql
