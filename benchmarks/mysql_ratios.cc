@@ -1,0 +1,278 @@
+// relstore on MySQL/MariaDB against raw mysql-connector-c++ calls, in one process and one
+// run, on the same server and tables (docs/benchmarks.md). Prints a table; not a test.
+//
+//   mysql_ratios [URI] [--objects N] [--rounds R] [--txns T]
+//
+// URI defaults to $RELSTORE_TEST_MYSQL_URI; the databases <db>_ratios_hf / _hp are
+// created (or emptied) on that server.
+//
+// 1. load: relstore `load` of distinct objects with the state cache off, vs a raw prepared
+//    SELECT state, tid FROM object_state WHERE zoid = ? (history-free; current_object_state
+//    history-preserving) in a REPEATABLE READ snapshot.
+// 2. 20-object write transaction: relstore tpc_begin…tpc_finish updating 20 objects, vs the
+//    minimal raw SQL doing the same writes, sent as one multi-statement round trip:
+//    HF an INSERT … ON DUPLICATE KEY UPDATE of the 20 rows and COMMIT; HP the transaction
+//    row, the 20 object_state rows, the current_object upsert and COMMIT.
+// 3. The same with 1 object.
+#include <cppconn/prepared_statement.h>
+#include <cppconn/resultset.h>
+#include <cppconn/statement.h>
+#include <mysql_connection.h>
+#include <mysql_driver.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "relstore/storage.h"
+#include "relstore/uri.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using relstore::Oid;
+using relstore::Tid;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double micros(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+std::unique_ptr<sql::Connection> raw_connect(const relstore::StorageUri& u, const std::string& db) {
+  sql::ConnectOptionsMap o;
+  o["hostName"] = sql::SQLString(u.host.empty() ? "localhost" : u.host);
+  o["port"] = u.port.value_or(3306);
+  o["userName"] = sql::SQLString(u.user);
+  o["password"] = sql::SQLString(u.password);
+  if (!db.empty()) o["schema"] = sql::SQLString(db);
+  o["CLIENT_MULTI_STATEMENTS"] = true;
+  std::unique_ptr<sql::Connection> c(sql::mysql::get_mysql_driver_instance()->connect(o));
+  std::unique_ptr<sql::Statement> s(c->createStatement());
+  s->execute("SET SESSION sql_mode = 'ANSI_QUOTES', character_set_results = binary");
+  return c;
+}
+
+// Runs a multi-statement batch and reads every result.
+void run(sql::Statement& s, const std::string& sql) {
+  bool rows = s.execute(sql);
+  for (int empty = 0; empty < 64;) {
+    if (rows) {
+      std::unique_ptr<sql::ResultSet> rs(s.getResultSet());
+      while (rs->next()) {
+      }
+      empty = 0;
+    } else {
+      ++empty;
+    }
+    rows = s.getMoreResults();
+  }
+}
+
+std::string literal(sql::Connection& c, const std::string& bytes) {
+  return "_binary'" +
+         static_cast<sql::mysql::MySQL_Connection&>(c).escapeString(bytes).asStdString() + "'";
+}
+
+struct Figures {
+  double load_relstore = 0, load_raw = 0;
+  double w20_relstore = 0, w20_raw = 0;
+  double w1_relstore = 0, w1_raw = 0;
+  double trips_20 = 0, trips_1 = 0;
+};
+
+Figures measure(const std::string& base_uri, bool hp, int objects, int rounds, int txns) {
+  const auto base = relstore::StorageUri::parse(base_uri);
+  const std::string db = base.database + (hp ? "_ratios_hp" : "_ratios_hf");
+  {
+    auto admin = raw_connect(base, base.database);
+    std::unique_ptr<sql::Statement> s(admin->createStatement());
+    s->execute("CREATE DATABASE IF NOT EXISTS \"" + db + "\"");
+  }
+  std::string uri = base_uri.substr(0, base_uri.find('?'));
+  uri = uri.substr(0, uri.rfind('/') + 1) + db + (hp ? "?history=preserving" : "?history=free");
+  relstore::open_storage(uri)->zap_all();
+  auto storage = relstore::open_storage(uri + "&cache_mb=0");
+  auto inst = storage->new_instance();
+  const std::string payload(300, 'p');
+  Figures f;
+
+  // Fill: objects 1..N in transactions of 100.
+  std::vector<Tid> serial(static_cast<size_t>(objects) + 1);
+  for (int first = 1; first <= objects; first += 100) {
+    relstore::TransactionMetaData txn{"bench", "fill", ""};
+    inst->tpc_begin(txn);
+    for (int i = first; i < first + 100 && i <= objects; ++i) {
+      inst->store(Oid(static_cast<uint64_t>(i)), std::nullopt, payload, txn);
+    }
+    inst->tpc_vote(txn);
+    const Tid tid = inst->tpc_finish(txn);
+    for (int i = first; i < first + 100 && i <= objects; ++i) serial[static_cast<size_t>(i)] = tid;
+  }
+
+  auto raw = raw_connect(base, db);
+  std::unique_ptr<sql::Statement> stmt(raw->createStatement());
+  std::unique_ptr<sql::PreparedStatement> select(
+      raw->prepareStatement(hp ? "SELECT state, tid FROM current_object_state WHERE zoid = ?"
+                               : "SELECT state, tid FROM object_state WHERE zoid = ?"));
+
+  // 1. Loads.
+  std::vector<double> rl, xl;
+  size_t sink = 0;
+  for (int r = 0; r < rounds; ++r) {
+    inst->poll_invalidations();
+    auto t0 = Clock::now();
+    for (int i = 1; i <= objects; ++i)
+      sink += inst->load(Oid(static_cast<uint64_t>(i))).data.size();
+    rl.push_back(micros(t0) / objects);
+    inst->release_snapshot();
+
+    stmt->execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY");
+    t0 = Clock::now();
+    for (int i = 1; i <= objects; ++i) {
+      select->setInt64(1, i);
+      std::unique_ptr<sql::ResultSet> rs(select->executeQuery());
+      rs->next();
+      // Copy the bytes out, as any caller of a load must.
+      const std::string state = rs->getString(1).asStdString();
+      sink += state.size() + static_cast<size_t>(rs->getInt64(2) & 1);
+    }
+    xl.push_back(micros(t0) / objects);
+    stmt->execute("ROLLBACK");
+  }
+  f.load_relstore = median(rl);
+  f.load_raw = median(xl);
+
+  // 2 and 3. Writes, relstore and raw alternating, on disjoint objects.
+  int64_t raw_tid = 0;
+  for (int n : {20, 1}) {
+    std::vector<double> rw, xw;
+    uint64_t trips = 0;
+    int next = 1;
+    for (int t = 0; t < txns; ++t) {
+      std::vector<int> group;
+      for (int k = 0; k < n; ++k) {
+        group.push_back(next);
+        next = next % objects + 1;
+      }
+      const std::string state = payload.substr(0, 290) + std::to_string(1000000 + t);
+      relstore::TransactionMetaData txn{"bench", "write", ""};
+      const uint64_t trips0 = storage->stats().round_trips;
+      auto t0 = Clock::now();
+      inst->tpc_begin(txn);
+      for (int i : group)
+        inst->store(Oid(static_cast<uint64_t>(i)), serial[static_cast<size_t>(i)], state, txn);
+      inst->tpc_vote(txn);
+      const Tid tid = inst->tpc_finish(txn);
+      rw.push_back(micros(t0));
+      trips += storage->stats().round_trips - trips0;
+      for (int i : group) serial[static_cast<size_t>(i)] = tid;
+      if (raw_tid <= tid.sql()) raw_tid = tid.sql() + 1000000;
+
+      // The raw transaction writes the same shape to objects relstore never touches.
+      ++raw_tid;
+      std::string sql;
+      const std::string lit = literal(*raw, state);
+      const std::string tid_text = std::to_string(raw_tid);
+      if (hp) {
+        sql =
+            "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, "
+            "extension) VALUES (" +
+            tid_text +
+            ", FALSE, FALSE, 'bench', 'write', ''); "
+            "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) VALUES ";
+        for (int k = 0; k < n; ++k) {
+          sql += (k ? "," : "") + std::string("(") + std::to_string(10000000 + group[k]) + "," +
+                 tid_text + ",0,'0123456789abcdef0123456789abcdef'," +
+                 std::to_string(state.size()) + "," + lit + ")";
+        }
+        sql += "; INSERT INTO current_object (zoid, tid) VALUES ";
+        for (int k = 0; k < n; ++k) {
+          sql += (k ? "," : "") + std::string("(") + std::to_string(10000000 + group[k]) + "," +
+                 tid_text + ")";
+        }
+        sql += " ON DUPLICATE KEY UPDATE tid = VALUES(tid); COMMIT";
+      } else {
+        sql = "INSERT INTO object_state (zoid, tid, state_size, state) VALUES ";
+        for (int k = 0; k < n; ++k) {
+          sql += (k ? "," : "") + std::string("(") + std::to_string(10000000 + group[k]) + "," +
+                 tid_text + "," + std::to_string(state.size()) + "," + lit + ")";
+        }
+        sql +=
+            " ON DUPLICATE KEY UPDATE tid = VALUES(tid), state_size = VALUES(state_size), "
+            "state = VALUES(state); COMMIT";
+      }
+      t0 = Clock::now();
+      run(*stmt, sql);
+      xw.push_back(micros(t0));
+    }
+    (n == 20 ? f.w20_relstore : f.w1_relstore) = median(rw);
+    (n == 20 ? f.w20_raw : f.w1_raw) = median(xw);
+    (n == 20 ? f.trips_20 : f.trips_1) = static_cast<double>(trips) / txns;
+  }
+  if (sink == 42) std::printf(" ");
+  return f;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string uri;
+  if (const char* env = std::getenv("RELSTORE_TEST_MYSQL_URI")) uri = env;
+  int objects = 5000, rounds = 5, txns = 500;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc) {
+      objects = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
+      rounds = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--txns") && i + 1 < argc) {
+      txns = std::atoi(argv[++i]);
+    } else {
+      uri = argv[i];
+    }
+  }
+  if (uri.empty()) {
+    std::fprintf(stderr,
+                 "usage: mysql_ratios mysql://user:pw@host:port/db [--objects N] "
+                 "[--rounds R] [--txns T] (or set RELSTORE_TEST_MYSQL_URI)\n");
+    return 2;
+  }
+  try {
+    char date[16];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    std::printf(
+        "MySQL/MariaDB, %d objects of 300 bytes, %d load rounds, %d write transactions "
+        "per size (%s)\n\n",
+        objects, rounds, txns, date);
+    std::printf(
+        "| mode | measure | relstore | raw | ratio | round trips |\n"
+        "|---|---|---:|---:|---:|---:|\n");
+    for (bool hp : {false, true}) {
+      const Figures f = measure(uri, hp, objects, rounds, txns);
+      const char* mode = hp ? "HP" : "HF";
+      std::printf(
+          "| %s | load, uncached (µs/object, median of rounds) | %.1f | %.1f | %.2f× | 1 |\n", mode,
+          f.load_relstore, f.load_raw, f.load_relstore / f.load_raw);
+      std::printf(
+          "| %s | 20-object write transaction (µs, median) | %.0f | %.0f | %.2f× | %.1f |\n", mode,
+          f.w20_relstore, f.w20_raw, f.w20_relstore / f.w20_raw, f.trips_20);
+      std::printf("| %s | 1-object write transaction (µs, median) | %.0f | %.0f | %.2f× | %.1f |\n",
+                  mode, f.w1_relstore, f.w1_raw, f.w1_relstore / f.w1_raw, f.trips_1);
+      std::fflush(stdout);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mysql_ratios: %s\n", relstore::redact_secrets(e.what()).c_str());
+    return 1;
+  }
+  return 0;
+}
