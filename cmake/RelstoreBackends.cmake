@@ -4,6 +4,8 @@ find_package(SQLite3 REQUIRED)
 find_package(PkgConfig REQUIRED)
 find_package(OpenSSL REQUIRED)
 find_package(Threads REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
 set(RELSTORE_ENABLED_BACKENDS sqlite)
 
 function(_relstore_backend_switch name option found)

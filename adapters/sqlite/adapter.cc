@@ -15,8 +15,8 @@ namespace relstore::sqlite {
 
 std::unique_ptr<Db> open_main(const Location& loc, Role role) {
   const bool writable = role == Role::store && !loc.read_only;
-  auto db = std::make_unique<Db>(loc.main_path,
-                                 writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+  auto db = writable ? std::make_unique<Db>(loc.main_path, SQLITE_OPEN_READWRITE)
+                     : open_for_reading(loc.main_path);
   db->set_busy_timeout(loc.lock_timeout);
   db->exec("PRAGMA foreign_keys = ON");
   if (writable) {

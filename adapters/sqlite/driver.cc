@@ -1,8 +1,12 @@
 #include "adapters/sqlite/driver.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <thread>
 
 #include "adapters/sqlite/errors.h"
+#include "relstore/errors.h"
 
 namespace relstore::sqlite {
 
@@ -101,8 +105,37 @@ int64_t Db::query_int(std::string_view sql, int64_t if_null) {
   return s.int64(0);
 }
 
+namespace {
+
+// SQLite's default busy handler sleeps in steps of up to 100 ms, which turns a short wait
+// for the write lock into a long one when several processes commit. Retry quickly at
+// first and back off to 5 ms, until the deadline.
+int busy_handler(void* arg, int attempt) {
+  const auto* timeout_ms = static_cast<const double*>(arg);
+  // Delays double from 50 µs up to 5 ms; `waited` is their sum over earlier attempts.
+  const double delay_us = attempt < 7 ? 50.0 * (1 << attempt) : 5000.0;
+  const double waited_us =
+      attempt <= 7 ? 50.0 * ((1 << attempt) - 1) : 6350.0 + (attempt - 7) * 5000.0;
+  if (waited_us / 1000 >= *timeout_ms) return 0;
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(delay_us)));
+  return 1;
+}
+
+}  // namespace
+
 void Db::set_busy_timeout(double seconds) {
-  sqlite3_busy_timeout(db_, static_cast<int>(std::lround(seconds * 1000)));
+  busy_timeout_ms_ = seconds * 1000;
+  sqlite3_busy_handler(db_, busy_handler, &busy_timeout_ms_);
+}
+
+std::unique_ptr<Db> open_for_reading(const std::string& path) {
+  try {
+    return std::make_unique<Db>(path, SQLITE_OPEN_READWRITE);
+  } catch (const ReadOnlyError&) {
+  } catch (const StorageError& e) {
+    if (std::string(e.what()).find("cannot open") == std::string::npos) throw;
+  }
+  return std::make_unique<Db>(path, SQLITE_OPEN_READONLY);
 }
 
 }  // namespace relstore::sqlite

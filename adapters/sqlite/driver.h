@@ -76,7 +76,14 @@ class Db {
  private:
   std::string path_;
   sqlite3* db_ = nullptr;
+  double busy_timeout_ms_ = 0;  // read by the busy handler
   std::map<const char*, std::unique_ptr<Stmt>> cache_;  // keyed by the literal's address
 };
+
+// Opens an existing database for reading only (PRAGMA query_only is the caller's). It asks
+// for write access to the file when it can have it: in WAL mode a reader creates the -wal
+// and -shm files, and only a connection with write access removes them again on close,
+// leaving the directory as it found it.
+std::unique_ptr<Db> open_for_reading(const std::string& path);
 
 }  // namespace relstore::sqlite

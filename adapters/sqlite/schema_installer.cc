@@ -79,9 +79,12 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
     if (ec) throw StorageError("cannot create the directory " + loc.dir + ": " + ec.message());
   }
 
-  const int flags = may_create ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
-  Db db(loc.main_path, flags);
+  std::unique_ptr<Db> opened =
+      may_create ? std::make_unique<Db>(loc.main_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                 : open_for_reading(loc.main_path);
+  Db& db = *opened;
   db.set_busy_timeout(loc.lock_timeout);
+  if (!may_create) db.exec("PRAGMA query_only = ON");
   std::set<std::string> tables = table_names(db);  // fails here for a file that is not SQLite
 
   if (!tables.count("object_state")) {

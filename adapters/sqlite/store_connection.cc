@@ -87,7 +87,7 @@ void SqliteStoreConnection::check_read_current(std::span<const backend::ReadCurr
 std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::VoteRequest& req) {
   db_->set_busy_timeout(req.lock_timeout);
   try {
-    db_->exec("BEGIN IMMEDIATE");
+    db_->prepared("BEGIN IMMEDIATE").run();
   } catch (const DisconnectedError& e) {
     // Busy outside vote context is reported as a lost connection; here it is the lock.
     throw UnableToAcquireCommitLockError(e.what());
@@ -101,7 +101,7 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
                          ": the database already has a transaction with that TID");
     }
   }
-  db_->exec("DELETE FROM temp_store");
+  db_->prepared("DELETE FROM temp_store").run();
   upload(req.records);
   check_read_current(req.read_current);
   std::vector<backend::ConflictRow> out;
@@ -162,9 +162,9 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
     s.step();
   }
   move(tid);
-  db_->exec("DELETE FROM temp_store");
+  db_->prepared("DELETE FROM temp_store").run();
   try {
-    db_->exec("COMMIT");
+    db_->prepared("COMMIT").run();
   } catch (const DisconnectedError& e) {
     throw UnableToAcquireCommitLockError(e.what());
   }

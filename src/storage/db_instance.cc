@@ -13,10 +13,14 @@ namespace {
 // The known-current map is a cache of this snapshot; past this size it is simply dropped.
 constexpr size_t kMaxKnown = 1u << 20;
 
+// SQL stores TIDs as signed BIGINT; no real TID reaches 2**63 (the year 5908), so larger
+// bounds are clamped rather than wrapped to negative numbers.
+constexpr Tid kMaxSqlTid(0x7fffffffffffffffULL);
+
 }  // namespace
 
-DbInstance::DbInstance(DbStorage& storage, std::optional<Tid> before)
-    : storage_(storage), before_(before) {}
+DbInstance::DbInstance(std::shared_ptr<DbStorage> storage, std::optional<Tid> before)
+    : owner_(std::move(storage)), storage_(*owner_), before_(before) {}
 
 DbInstance::~DbInstance() {
   if (txn_) tpc_abort(*txn_);
@@ -52,7 +56,9 @@ void DbInstance::restart_snapshot() {
       known_.erase(oid);
       pending_.insert(oid);
     }
-  } else if (had_snapshot_) {
+  } else if (had_snapshot_ || !known_.empty()) {
+    // No baseline to compare with, but this instance already holds states (its own
+    // commits made before any snapshot): they may be stale now.
     pending_everything_ = true;
     known_.clear();
   }
@@ -120,6 +126,7 @@ LoadResult DbInstance::load(Oid oid) {
 }
 
 std::optional<LoadBeforeResult> DbInstance::load_before(Oid oid, Tid tid) {
+  tid = std::min(tid, kMaxSqlTid);
   ensure_snapshot();
   auto& conn = load_conn();
   auto row = conn.load_before(oid, tid);
@@ -158,6 +165,11 @@ Tid DbInstance::last_transaction() {
 
 std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> start,
                                                           std::optional<Tid> stop) {
+  if (start && *start > kMaxSqlTid) {
+    start = Tid(1);  // nothing can be that late: an empty range
+    stop = Tid(0);
+  }
+  if (stop && *stop > kMaxSqlTid) stop = kMaxSqlTid;
   return storage_.adapter().open_iterator(start, stop);
 }
 
@@ -218,12 +230,14 @@ void DbInstance::add_record(Oid oid, Tid prev, std::optional<Bytes> state) {
 
 void DbInstance::store(Oid oid, std::optional<Tid> serial, const Bytes& data,
                        const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
   check_txn(txn, Phase::begun, "store");
   add_record(oid, serial.value_or(Tid(0)), data);
 }
 
 void DbInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
                          const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
   check_txn(txn, Phase::begun, "restore");
   if (!forced_tid_) {
     forced_tid_ = serial;
@@ -236,11 +250,13 @@ void DbInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
 }
 
 void DbInstance::check_current_serial(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
   check_txn(txn, Phase::begun, "check_current_serial");
   read_current_.push_back({oid, serial});
 }
 
 void DbInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
   check_txn(txn, Phase::begun, "delete_object");
   add_record(oid, serial, std::nullopt);
 }
@@ -320,6 +336,13 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   req.status = status_;
   req.now = storage_.now();
   req.lock_timeout = storage_.options().commit_lock_timeout;
+  // End our read snapshot first: an old snapshot held across the commit keeps SQLite from
+  // checkpointing its WAL and PostgreSQL from vacuuming (RelStorage does the same). The
+  // next read begins a new snapshot; what others changed meanwhile is kept for the poll.
+  if (load_ && in_snapshot_) {
+    load_->end_snapshot();
+    in_snapshot_ = false;
+  }
   Tid tid;
   std::unique_lock visible(storage_.visibility());
   try {

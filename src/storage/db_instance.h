@@ -17,7 +17,7 @@ class DbStorage;
 class DbInstance : public StorageInstance {
  public:
   // `before`: a historical, read-only instance whose loads are as of just before it.
-  DbInstance(DbStorage& storage, std::optional<Tid> before);
+  DbInstance(std::shared_ptr<DbStorage> storage, std::optional<Tid> before);
   ~DbInstance() override;
 
   std::optional<std::vector<Oid>> poll_invalidations() override;
@@ -65,6 +65,7 @@ class DbInstance : public StorageInstance {
   Bytes resolve(const backend::ConflictRow& c, const backend::PendingRecord& mine);
   void reset_txn() noexcept;
 
+  std::shared_ptr<DbStorage> owner_;
   DbStorage& storage_;
   std::optional<Tid> before_;
   std::unique_ptr<backend::LoadConnection> load_;

@@ -15,11 +15,11 @@ DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions o
 DbStorage::~DbStorage() = default;
 
 std::unique_ptr<StorageInstance> DbStorage::new_instance() {
-  return std::make_unique<DbInstance>(*this, std::nullopt);
+  return std::make_unique<DbInstance>(shared_from_this(), std::nullopt);
 }
 
 std::unique_ptr<StorageInstance> DbStorage::historical_instance(Tid before) {
-  return std::make_unique<DbInstance>(*this, before);
+  return std::make_unique<DbInstance>(shared_from_this(), before);
 }
 
 void DbStorage::set_conflict_resolver(ConflictResolver resolver) {

@@ -13,7 +13,9 @@
 
 namespace relstore {
 
-class DbStorage : public Storage {
+// Created as a shared_ptr: instances keep it alive, so an instance outliving the handle
+// returned by open_storage stays valid.
+class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage> {
  public:
   DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions options);
   ~DbStorage() override;

@@ -1,5 +1,8 @@
+#include <filesystem>
+
 #include "backend/registry.h"
 #include "relstore/errors.h"
+#include "relstore/filestorage.h"
 #include "relstore/storage.h"
 #include "storage/db_storage.h"
 
@@ -28,14 +31,66 @@ std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
     case Scheme::file:
       break;
   }
-  throw ConfigError("a file: URI names a FileStorage, which only `relstore convert` reads and "
-                    "writes; open_storage takes sqlite:, postgresql: or mysql: URIs");
+  throw ConfigError("internal: file: URIs do not use a database adapter");
 }
+
+bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
+  const auto it = options.driver.find(key);
+  if (it == options.driver.end()) return fallback;
+  const std::string& v = it->second;
+  if (v.empty() || v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw ConfigError("option " + key + ": expected true/false, got '" + v + "'");
+}
+
+// file: URIs open read-only unless writing is asked for (`?write=1`), or the file does
+// not exist yet and may be created: a reader takes no lock, so it can read a file that a
+// running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
+std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+  FileStorageOptions fo;
+  std::error_code ec;
+  const bool missing = !std::filesystem::exists(uri.database, ec);
+  fo.read_only = options.read_only || !(driver_flag(options, "write", false) ||
+                                        (missing && options.create));
+  fo.create = options.create;
+  fo.fsync_each_commit = driver_flag(options, "fsync", true);
+  fo.commit_lock_timeout = options.commit_lock_timeout;
+  fo.clock = options.clock;
+  return open_file_storage(uri.database, fo);
+}
+
+// The handle open_storage returns; instances share ownership of the storage behind it.
+class StorageHandle : public Storage {
+ public:
+  explicit StorageHandle(std::shared_ptr<DbStorage> impl) : impl_(std::move(impl)) {}
+  std::unique_ptr<StorageInstance> new_instance() override { return impl_->new_instance(); }
+  std::unique_ptr<StorageInstance> historical_instance(Tid before) override {
+    return impl_->historical_instance(before);
+  }
+  void set_conflict_resolver(ConflictResolver r) override {
+    impl_->set_conflict_resolver(std::move(r));
+  }
+  std::string name() const override { return impl_->name(); }
+  std::string sort_key() const override { return impl_->sort_key(); }
+  bool is_read_only() const override { return impl_->is_read_only(); }
+  bool keep_history() const override { return impl_->keep_history(); }
+  uint64_t len() override { return impl_->len(); }
+  uint64_t size() override { return impl_->size(); }
+  StorageInfo info() override { return impl_->info(); }
+  StorageStats stats() const override { return impl_->stats(); }
+  void zap_all() override { impl_->zap_all(); }
+  void close() override { impl_->close(); }
+
+ private:
+  std::shared_ptr<DbStorage> impl_;
+};
 
 }  // namespace
 
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
-  return std::make_unique<DbStorage>(make_adapter(uri, options), options);
+  if (uri.scheme == Scheme::file) return open_file(uri, options);
+  return std::make_unique<StorageHandle>(
+      std::make_shared<DbStorage>(make_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {

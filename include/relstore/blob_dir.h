@@ -1,0 +1,60 @@
+// ZODB blob directories beside a Data.fs (filestorage.md "Blobs"): where the committed blob
+// file of each (oid, tid) lives, in the `bushy` layout (default) or the older `lawn` one.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "relstore/types.h"
+
+namespace relstore {
+
+enum class BlobLayout { bushy, lawn };
+
+// ZODB's repr of an 8-byte id in blob paths: "0x" + hex without leading zero bytes
+// ("0x00" for zero, "0x03dfd117d4dbf099" for a modern TID).
+std::string blob_id_repr(uint64_t id);
+
+struct BlobFile {
+  Oid oid;
+  Tid tid;
+  std::string path;
+};
+
+class BlobDir {
+ public:
+  // An existing blob directory; its layout comes from `.layout` (a directory without one
+  // is bushy when empty, else lawn, as ZODB decides). Throws StorageError if it is
+  // missing or names a layout relstore does not know.
+  static BlobDir open(const std::string& dir);
+  // Opens `dir`, creating it (mode 0700, `.layout` = bushy, `tmp/`) when missing.
+  static BlobDir create(const std::string& dir);
+
+  const std::string& path() const { return dir_; }
+  BlobLayout layout() const { return layout_; }
+
+  // Where the committed blob of revision `tid` of `oid` lives (whether or not it exists).
+  std::string blob_path(Oid oid, Tid tid) const;
+  bool has_blob(Oid oid, Tid tid) const;
+  // Every committed blob file, ordered by oid then tid.
+  std::vector<BlobFile> list() const;
+
+  // Writes a committed blob: to a temporary file under `tmp/`, then renamed into place and
+  // made read-only, so a reader never sees a partial blob.
+  void write_blob(Oid oid, Tid tid, std::string_view content) const;
+  // The same, copying an existing file (e.g. the source storage's blob).
+  void copy_blob(Oid oid, Tid tid, const std::string& source_file) const;
+  std::string read_blob(Oid oid, Tid tid) const;
+
+ private:
+  BlobDir(std::string dir, BlobLayout layout) : dir_(std::move(dir)), layout_(layout) {}
+  std::string oid_dir(Oid oid) const;
+  // Moves a finished temporary file into place.
+  void publish(const std::string& tmp, Oid oid, Tid tid) const;
+
+  std::string dir_;
+  BlobLayout layout_;
+};
+
+}  // namespace relstore

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Starts or stops throwaway PostgreSQL 15 and MariaDB servers for the test suites, on
+# 127.0.0.1 and free ports, with data in a temporary directory (see docs/testing.md).
+#
+#   scripts/db-servers.sh start [postgresql] [mysql]   # default: both
+#   scripts/db-servers.sh stop
+#
+# `start` writes the connection URIs to $RELSTORE_SERVERS_DIR/env (default
+# ./var/servers/env) as `export RELSTORE_TEST_POSTGRESQL_URI=…` lines; source it.
+set -euo pipefail
+
+dir="${RELSTORE_SERVERS_DIR:-$PWD/var/servers}"
+env_file="$dir/env"
+pg_bin=/usr/lib/postgresql/15/bin
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# Servers refuse to run as root; run them as their own system user when we are root.
+as_user() {
+  local user=$1
+  shift
+  if [ "$(id -u)" = 0 ]; then runuser -u "$user" -- "$@"; else "$@"; fi
+}
+
+start_postgresql() {
+  local d="$dir/postgresql" port
+  port=$(free_port)
+  rm -rf "$d" && mkdir -p "$d"
+  [ "$(id -u)" = 0 ] && chown postgres: "$d"
+  as_user postgres "$pg_bin/initdb" -D "$d/data" -U postgres -A trust --no-sync -E UTF8 \
+    --locale=C.UTF-8 >"$d/initdb.log"
+  as_user postgres "$pg_bin/pg_ctl" -D "$d/data" -l "$d/log" -w \
+    -o "-p $port -k $d -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+  psql -q -h 127.0.0.1 -p "$port" -U postgres \
+    -c "CREATE ROLE relstore LOGIN PASSWORD 'relstore' CREATEDB" \
+    -c "CREATE DATABASE relstore_test OWNER relstore" >/dev/null
+  echo "$port" >"$d/port"
+  echo "export RELSTORE_TEST_POSTGRESQL_URI=postgresql://relstore:relstore@127.0.0.1:$port/relstore_test" >>"$env_file"
+  echo "PostgreSQL 15 on 127.0.0.1:$port"
+}
+
+start_mysql() {
+  local d="$dir/mysql" port
+  port=$(free_port)
+  rm -rf "$d" && mkdir -p "$d"
+  [ "$(id -u)" = 0 ] && chown mysql: "$d"
+  mariadb-install-db --user=mysql --datadir="$d/data" --auth-root-authentication-method=normal \
+    --skip-test-db >"$d/install.log" 2>&1
+  as_user mysql mariadbd --no-defaults --datadir="$d/data" --socket="$d/sock" --port="$port" \
+    --bind-address=127.0.0.1 --pid-file="$d/pid" --log-error="$d/err" \
+    --max-connections=300 --innodb-buffer-pool-size=256M >/dev/null 2>&1 &
+  for _ in $(seq 1 200); do
+    mysqladmin --socket="$d/sock" -uroot ping >/dev/null 2>&1 && break
+    sleep 0.05
+  done
+  mysql --socket="$d/sock" -uroot -e "CREATE DATABASE relstore_test;
+    CREATE USER 'relstore'@'%' IDENTIFIED BY 'relstore';
+    GRANT ALL ON *.* TO 'relstore'@'%';"
+  echo "$port" >"$d/port"
+  echo "export RELSTORE_TEST_MYSQL_URI=mysql://relstore:relstore@127.0.0.1:$port/relstore_test" >>"$env_file"
+  echo "MariaDB on 127.0.0.1:$port"
+}
+
+stop_all() {
+  if [ -f "$dir/postgresql/port" ]; then
+    as_user postgres "$pg_bin/pg_ctl" -D "$dir/postgresql/data" -m fast -w stop >/dev/null || true
+    rm -f "$dir/postgresql/port"
+  fi
+  if [ -f "$dir/mysql/port" ]; then
+    mysqladmin --socket="$dir/mysql/sock" -uroot shutdown >/dev/null 2>&1 || true
+    rm -f "$dir/mysql/port"
+  fi
+  rm -f "$env_file"
+}
+
+case "${1:-}" in
+  start)
+    shift
+    mkdir -p "$dir"
+    stop_all
+    mkdir -p "$dir"
+    [ "$(id -u)" = 0 ] && chmod 755 "$dir"
+    : >"$env_file"
+    backends=("$@")
+    [ ${#backends[@]} -eq 0 ] && backends=(postgresql mysql)
+    for b in "${backends[@]}"; do
+      case "$b" in
+        postgresql) start_postgresql ;;
+        mysql) start_mysql ;;
+        *) echo "unknown backend $b" >&2; exit 2 ;;
+      esac
+    done
+    ;;
+  stop) stop_all ;;
+  *) echo "usage: $0 start [postgresql] [mysql] | stop" >&2; exit 2 ;;
+esac

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# README command 2 and what CI runs (.ci/run): installs everything, starts throwaway
+# PostgreSQL and MariaDB servers, builds once, runs every test suite, then the unit tests
+# and the SQLite conformance suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# A backend whose adapter is in the tree is required: its tests fail, not skip, without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+jobs=$(nproc)
+
+step() { printf '\n== %s ==\n' "$*"; }
+
+step "installing dependencies"
+scripts/install-deps.sh all
+
+require=sqlite
+cmake_backends=()
+for b in postgresql mysql; do
+  if [ -f "adapters/$b/CMakeLists.txt" ]; then
+    require="$require,$b"
+    upper=$(echo "$b" | tr a-z A-Z)
+    cmake_backends+=("-DRELSTORE_WITH_$upper=ON")
+  fi
+done
+
+step "building (RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_backends[@]}"
+cmake --build build -j "$jobs"
+
+step "starting database servers"
+export RELSTORE_SERVERS_DIR="$root/var/servers"
+trap 'scripts/db-servers.sh stop || true' EXIT
+scripts/db-servers.sh start
+# shellcheck disable=SC1091
+source "$RELSTORE_SERVERS_DIR/env"
+export RELSTORE_TEST_REQUIRE="$require"
+# Tests that read ../shared/fixtures fail instead of skipping when it is missing.
+export RELSTORE_REQUIRE_FIXTURES=1
+
+step "running every test (required backends: $require)"
+ctest --test-dir build -j "$jobs" --output-on-failure --timeout 900
+
+step "sanitizer build (address,undefined)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DRELSTORE_SANITIZE=address,undefined \
+  -DRELSTORE_WITH_POSTGRESQL=OFF -DRELSTORE_WITH_MYSQL=OFF
+cmake --build build-asan -j "$jobs"
+step "unit tests and SQLite conformance under the sanitizers"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 900 -L 'unit|conformance'
+
+step "all tests passed"

@@ -1,0 +1,201 @@
+#include "relstore/blob_dir.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "relstore/errors.h"
+
+namespace relstore {
+namespace fsys = std::filesystem;
+namespace {
+
+constexpr const char* kLayoutFile = ".layout";
+constexpr const char* kSuffix = ".blob";
+
+[[noreturn]] void fail(const std::string& what, const std::error_code& ec) {
+  throw StorageError(what + ": " + ec.message());
+}
+
+std::string hex_byte(unsigned v) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  return {kDigits[(v >> 4) & 0xf], kDigits[v & 0xf]};
+}
+
+// Parses "0x" + an even number of hex digits (at most 16) as ZODB's id repr writes it.
+std::optional<uint64_t> parse_repr(std::string_view s) {
+  if (s.size() < 4 || s.size() > 18 || s.substr(0, 2) != "0x" || s.size() % 2) return std::nullopt;
+  uint64_t v = 0;
+  for (char c : s.substr(2)) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return std::nullopt;
+    v = (v << 4) | static_cast<uint64_t>(d);
+  }
+  return v;
+}
+
+void make_dirs(const fsys::path& p) {
+  std::error_code ec;
+  fsys::create_directories(p, ec);
+  if (ec) fail("cannot create blob directory " + p.string(), ec);
+  // ZODB keeps blob directories private to the owner.
+  fsys::permissions(p, fsys::perms::owner_all, fsys::perm_options::replace, ec);
+}
+
+}  // namespace
+
+std::string blob_id_repr(uint64_t id) {
+  std::string out = "0x";
+  int shift = 56;
+  while (shift > 0 && ((id >> shift) & 0xff) == 0) shift -= 8;
+  for (; shift >= 0; shift -= 8) out += hex_byte(static_cast<unsigned>(id >> shift));
+  return out;
+}
+
+BlobDir BlobDir::open(const std::string& dir) {
+  std::error_code ec;
+  if (!fsys::is_directory(dir, ec)) throw StorageError("blob directory " + dir + " does not exist");
+  const fsys::path marker = fsys::path(dir) / kLayoutFile;
+  if (!fsys::exists(marker, ec)) {
+    bool empty = true;
+    for (const auto& e : fsys::directory_iterator(dir, ec)) {
+      if (e.path().filename() != "tmp") empty = false;
+    }
+    return BlobDir(dir, empty ? BlobLayout::bushy : BlobLayout::lawn);
+  }
+  std::ifstream in(marker);
+  std::string name;
+  in >> name;
+  if (name == "bushy") return BlobDir(dir, BlobLayout::bushy);
+  if (name == "lawn") return BlobDir(dir, BlobLayout::lawn);
+  throw StorageError("blob directory " + dir + " has unknown layout '" + name + "' in " +
+                     marker.string());
+}
+
+BlobDir BlobDir::create(const std::string& dir) {
+  std::error_code ec;
+  if (!fsys::exists(dir, ec)) {
+    make_dirs(fsys::path(dir) / "tmp");
+    std::ofstream(fsys::path(dir) / kLayoutFile) << "bushy";
+  }
+  return open(dir);
+}
+
+std::string BlobDir::oid_dir(Oid oid) const {
+  fsys::path p = dir_;
+  if (layout_ == BlobLayout::lawn) return (p / blob_id_repr(oid.value())).string();
+  for (int shift = 56; shift >= 0; shift -= 8) {
+    p /= "0x" + hex_byte(static_cast<unsigned>(oid.value() >> shift));
+  }
+  return p.string();
+}
+
+std::string BlobDir::blob_path(Oid oid, Tid tid) const {
+  return (fsys::path(oid_dir(oid)) / (blob_id_repr(tid.value()) + kSuffix)).string();
+}
+
+bool BlobDir::has_blob(Oid oid, Tid tid) const {
+  std::error_code ec;
+  return fsys::is_regular_file(blob_path(oid, tid), ec);
+}
+
+std::vector<BlobFile> BlobDir::list() const {
+  std::vector<BlobFile> out;
+  std::error_code ec;
+  const fsys::path root = dir_;
+  for (auto it = fsys::recursive_directory_iterator(root, ec);
+       !ec && it != fsys::recursive_directory_iterator(); it.increment(ec)) {
+    const fsys::path& p = it->path();
+    const std::string name = p.filename().string();
+    if (it->is_directory() && (name == "tmp" || name.starts_with('.'))) {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (!it->is_regular_file() || !name.ends_with(kSuffix)) continue;
+    const auto tid = parse_repr(std::string_view(name).substr(0, name.size() - 5));
+    std::optional<uint64_t> oid;
+    const fsys::path rel = p.parent_path().lexically_relative(root);
+    if (layout_ == BlobLayout::lawn) {
+      oid = parse_repr(rel.string());
+    } else {
+      uint64_t v = 0;
+      int levels = 0;
+      for (const auto& part : rel) {
+        const auto b = parse_repr(part.string());
+        if (!b || part.string().size() != 4) break;
+        v = (v << 8) | *b;
+        ++levels;
+      }
+      if (levels == 8) oid = v;
+    }
+    if (oid && tid) out.push_back({Oid(*oid), Tid(*tid), p.string()});
+  }
+  if (ec) fail("cannot list blob directory " + dir_, ec);
+  std::sort(out.begin(), out.end(), [](const BlobFile& a, const BlobFile& b) {
+    return std::tie(a.oid, a.tid) < std::tie(b.oid, b.tid);
+  });
+  return out;
+}
+
+void BlobDir::publish(const std::string& tmp, Oid oid, Tid tid) const {
+  std::error_code ec;
+  make_dirs(oid_dir(oid));
+  const std::string target = blob_path(oid, tid);
+  fsys::permissions(tmp, fsys::perms::owner_read | fsys::perms::group_read | fsys::perms::others_read,
+                    fsys::perm_options::replace, ec);
+  fsys::rename(tmp, target, ec);
+  if (ec) {
+    fsys::remove(tmp);
+    fail("cannot move blob into " + target, ec);
+  }
+}
+
+void BlobDir::write_blob(Oid oid, Tid tid, std::string_view content) const {
+  make_dirs(fsys::path(dir_) / "tmp");
+  std::string tmp = (fsys::path(dir_) / "tmp" / "relstore-XXXXXX").string();
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) throw StorageError("cannot create a temporary blob file in " + dir_ + "/tmp");
+  size_t done = 0;
+  while (done < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0) {
+      ::close(fd);
+      fsys::remove(tmp);
+      throw StorageError("cannot write blob of oid " + oid.hex() + " to " + tmp);
+    }
+    done += static_cast<size_t>(n);
+  }
+  fsync(fd);
+  ::close(fd);
+  publish(tmp, oid, tid);
+}
+
+void BlobDir::copy_blob(Oid oid, Tid tid, const std::string& source_file) const {
+  make_dirs(fsys::path(dir_) / "tmp");
+  std::string tmp = (fsys::path(dir_) / "tmp" / "relstore-XXXXXX").string();
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) throw StorageError("cannot create a temporary blob file in " + dir_ + "/tmp");
+  ::close(fd);
+  std::error_code ec;
+  fsys::copy_file(source_file, tmp, fsys::copy_options::overwrite_existing, ec);
+  if (ec) {
+    fsys::remove(tmp);
+    fail("cannot copy blob of oid " + oid.hex() + " from " + source_file, ec);
+  }
+  publish(tmp, oid, tid);
+}
+
+std::string BlobDir::read_blob(Oid oid, Tid tid) const {
+  const std::string p = blob_path(oid, tid);
+  std::ifstream in(p, std::ios::binary);
+  if (!in) throw POSKeyError(oid, tid);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace relstore

@@ -1,0 +1,55 @@
+#include "filestorage/file_map.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "relstore/errors.h"
+
+namespace relstore::fs {
+
+std::shared_ptr<const FileMap> FileMap::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw StorageError("cannot open FileStorage " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    throw StorageError("cannot stat FileStorage " + path + ": " + std::strerror(err));
+  }
+  try {
+    auto m = map(fd, path, static_cast<uint64_t>(st.st_size));
+    ::close(fd);  // the mapping keeps the file's pages reachable
+    return m;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+std::shared_ptr<const FileMap> FileMap::map(int fd, const std::string& path, uint64_t size) {
+  const unsigned char* base = nullptr;
+  // mmap rejects a zero length; an empty mapping needs no pages.
+  if (size > 0) {
+    void* p = mmap(nullptr, static_cast<size_t>(size), PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+      throw StorageError("cannot map FileStorage " + path + ": " + std::strerror(errno));
+    }
+    base = static_cast<const unsigned char*>(p);
+  }
+  return std::shared_ptr<const FileMap>(new FileMap(path, base, size));
+}
+
+FileMap::~FileMap() {
+  if (base_) munmap(const_cast<unsigned char*>(base_), static_cast<size_t>(size_));
+}
+
+void FileMap::advise_sequential() const {
+  if (base_) madvise(const_cast<unsigned char*>(base_), static_cast<size_t>(size_), MADV_SEQUENTIAL);
+}
+
+}  // namespace relstore::fs

@@ -1,0 +1,475 @@
+#include "filestorage/file_storage.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+
+#include "filestorage/file_instance.h"
+#include "filestorage/iterators.h"
+#include "relstore/timestamp.h"
+
+namespace relstore::fs {
+namespace {
+
+// How many commits poll_invalidations can look back over; an instance whose snapshot is
+// older is told "everything changed", which is always correct.
+constexpr size_t kLogLimit = 10000;
+
+}  // namespace
+
+FileStorage::FileStorage(std::string path, FileStorageOptions options)
+    : path_(std::move(path)), options_(std::move(options)) {
+  if (!options_.clock) options_.clock = system_clock();
+  if (options_.read_only) {
+    map_ = FileMap::open(path_);
+    build_index();
+    return;
+  }
+  // Lock before reading, so no other writer appends while we index.
+  file_ = AppendFile::open(path_, options_.create);
+  const uint64_t size = file_->size();
+  map_ = FileMap::map(file_->fd(), path_, size);
+  build_index();
+  if (end_ < size) {
+    const std::string tail = file_->cut_tail(end_);
+    Scanner(map_, options_.on_warning)
+        .warn(path_ + ": moved the " + std::to_string(size - end_) +
+              " bytes after the last complete transaction (byte offset " + std::to_string(end_) +
+              ") to " + tail + " before appending");
+    map_ = FileMap::map(file_->fd(), path_, end_);
+  }
+}
+
+FileStorage::~FileStorage() {
+  try {
+    close();
+  } catch (...) {
+    // A destructor cannot report a failed fsync; close() reports it to callers who ask.
+  }
+}
+
+void FileStorage::build_index() {
+  Scanner sc(map_, options_.on_warning);
+  magic_ = std::string(sc.check_magic());
+  map_->advise_sequential();
+  uint64_t pos = kMagicSize;
+  TxnHeader h;
+  std::vector<DataHeader> records;
+  while (sc.next(pos, h, &records)) {
+    for (const DataHeader& d : records) {
+      // A back-pointer chain may end in absence, so only records with data are surely there.
+      const bool absent = d.plen == 0 && !sc.resolve(d);
+      index_.set(d.oid, d.pos, absent);
+    }
+    last_tid_ = h.tid;
+    ++transactions_;
+  }
+  end_ = pos;
+  max_tid_ = sc.last_tid().value_or(Tid(0));
+  if (auto m = index_.max_oid()) next_oid_ = m->value() + 1;
+  log_floor_ = last_tid_;
+}
+
+Scanner FileStorage::scanner() const { return Scanner(map_, options_.on_warning, end_); }
+
+void FileStorage::check_open() const {
+  if (closed_) throw StorageError("FileStorage " + path_ + " is closed");
+}
+
+void FileStorage::require_writable() const {
+  if (!file_) {
+    throw ReadOnlyError("FileStorage " + path_ +
+                        " is open read-only (open it for writing to change it)");
+  }
+}
+
+std::unique_ptr<StorageInstance> FileStorage::new_instance(bool read_only,
+                                                          std::shared_ptr<Clock> clock) {
+  return std::make_unique<FileInstance>(shared_from_this(), std::nullopt, read_only,
+                                        std::move(clock));
+}
+
+std::unique_ptr<StorageInstance> FileStorage::historical_instance(Tid before) {
+  return std::make_unique<FileInstance>(shared_from_this(), before, true, nullptr);
+}
+
+void FileStorage::set_conflict_resolver(ConflictResolver resolver) {
+  std::lock_guard lock(resolver_mu_);
+  resolver_ = std::move(resolver);
+}
+
+ConflictResolver FileStorage::resolver() const {
+  std::lock_guard lock(resolver_mu_);
+  return resolver_;
+}
+
+uint64_t FileStorage::len() {
+  std::shared_lock lock(mu_);
+  return index_.live();
+}
+
+uint64_t FileStorage::size() {
+  std::shared_lock lock(mu_);
+  return end_;
+}
+
+StorageInfo FileStorage::info() {
+  std::shared_lock lock(mu_);
+  StorageInfo i;
+  i.backend = "file";
+  i.keep_history = true;
+  i.objects = index_.live();
+  i.transactions = transactions_;
+  i.size_bytes = end_;
+  i.last_tid = last_tid_;
+  i.schema_version = magic_;
+  return i;
+}
+
+StorageStats FileStorage::stats() const {
+  StorageStats s;
+  s.commits = commits_.load();
+  return s;
+}
+
+Tid FileStorage::last_tid() const {
+  std::shared_lock lock(mu_);
+  return last_tid_;
+}
+
+Tid FileStorage::max_tid() const {
+  std::shared_lock lock(mu_);
+  return max_tid_;
+}
+
+uint64_t FileStorage::generation() const {
+  std::shared_lock lock(mu_);
+  return generation_;
+}
+
+std::optional<FileStorage::Revision> FileStorage::revision_before(Oid oid,
+                                                                  std::optional<Tid> before) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto entry = index_.find(oid);
+  if (!entry) throw POSKeyError(oid);
+  const Scanner sc = scanner();
+  Revision r{sc.data_header_at(entry->pos), std::nullopt};
+  while (before && r.rec.tid >= *before) {
+    if (r.rec.prev == 0) return std::nullopt;
+    r.end = r.rec.tid;
+    r.rec = sc.prev_record(r.rec);
+  }
+  return r;
+}
+
+std::optional<DataHeader> FileStorage::revision_at(Oid oid, Tid tid) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto entry = index_.find(oid);
+  if (!entry) return std::nullopt;
+  const Scanner sc = scanner();
+  DataHeader rec = sc.data_header_at(entry->pos);
+  while (rec.tid > tid) {
+    if (rec.prev == 0) return std::nullopt;
+    rec = sc.prev_record(rec);
+  }
+  if (rec.tid != tid) return std::nullopt;
+  return rec;
+}
+
+std::optional<Bytes> FileStorage::data_of(const DataHeader& rec) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto data = scanner().resolve(rec);
+  if (!data) return std::nullopt;
+  return Bytes(*data);
+}
+
+std::vector<HistoryEntry> FileStorage::history(Oid oid, size_t size) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto entry = index_.find(oid);
+  if (!entry) throw POSKeyError(oid);
+  const Scanner sc = scanner();
+  std::vector<HistoryEntry> out;
+  DataHeader rec = sc.data_header_at(entry->pos);
+  while (out.size() < size) {
+    const TxnHeader t = sc.txn_header_at(rec.tloc);
+    HistoryEntry e;
+    e.tid = rec.tid;
+    e.time = TimeStamp(rec.tid).unix_time();
+    e.user = Bytes(sc.user(t));
+    e.description = Bytes(sc.description(t));
+    e.extension = Bytes(sc.extension(t));
+    // The size of the revision's data even when it reuses another's (other backends store
+    // the bytes again, and history should not differ between them).
+    const auto data = sc.resolve(rec);
+    e.size = data ? data->size() : 0;
+    out.push_back(std::move(e));
+    if (rec.prev == 0) break;
+    rec = sc.prev_record(rec);
+  }
+  return out;
+}
+
+std::unique_ptr<TransactionIterator> FileStorage::iterator(std::optional<Tid> start,
+                                                           std::optional<Tid> stop) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  return make_forward_iterator(map_, options_.on_warning, start, stop, end_);
+}
+
+std::optional<RecordIterResult> FileStorage::record_iternext(std::optional<Oid> next) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto [oid, after] = index_.live_from(next.value_or(Oid(0)));
+  if (!oid) return std::nullopt;
+  const Scanner sc = scanner();
+  const DataHeader rec = sc.data_header_at(index_.find(*oid)->pos);
+  RecordIterResult r;
+  r.oid = *oid;
+  r.tid = rec.tid;
+  r.data = Bytes(*sc.resolve(rec));  // live: the chain ends in data
+  r.next = after;
+  return r;
+}
+
+std::optional<Tid> FileStorage::current_serial(Oid oid) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto entry = index_.find(oid);
+  if (!entry) return std::nullopt;
+  return scanner().data_header_at(entry->pos).tid;
+}
+
+std::optional<std::vector<Oid>> FileStorage::changes_since(Tid since,
+                                                           const std::unordered_set<Tid>& own) const {
+  std::shared_lock lock(mu_);
+  if (since < log_floor_) return std::nullopt;
+  std::vector<Oid> out;
+  for (auto it = log_.rbegin(); it != log_.rend() && it->tid > since; ++it) {
+    if (own.count(it->tid)) continue;
+    out.insert(out.end(), it->oids.begin(), it->oids.end());
+  }
+  return out;
+}
+
+Oid FileStorage::new_oid() {
+  require_writable();
+  std::unique_lock lock(mu_);
+  return Oid(next_oid_++);
+}
+
+void FileStorage::lock_commit() {
+  std::unique_lock lock(commit_mu_);
+  const auto timeout = std::chrono::duration<double>(options_.commit_lock_timeout);
+  if (!commit_cv_.wait_for(lock, timeout, [this] { return !committing_; })) {
+    throw UnableToAcquireCommitLockError("FileStorage " + path_ +
+                                         ": another commit held the commit lock too long");
+  }
+  committing_ = true;
+}
+
+void FileStorage::unlock_commit() noexcept {
+  {
+    std::lock_guard lock(commit_mu_);
+    committing_ = false;
+  }
+  commit_cv_.notify_one();
+}
+
+Tid FileStorage::new_tid(const Clock* clock) const {
+  return next_tid((clock ? clock : options_.clock.get())->now(), max_tid());
+}
+
+void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
+                         const std::vector<PendingRecord>& records,
+                         const std::function<void(Tid)>& on_tid) {
+  require_writable();
+  std::vector<uint64_t> positions;
+  std::string bytes;
+  uint64_t tpos = 0;
+  {
+    std::shared_lock lock(mu_);
+    check_open();
+    if (tid <= max_tid_) {
+      throw StorageTransactionError("FileStorage " + path_ + ": tid " + tid.hex() +
+                                    " is not after the file's last tid " + max_tid_.hex());
+    }
+    tpos = end_;
+    bytes = encode_transaction(tpos, tid, status, meta, records, index_, positions);
+  }
+  // end_ changes only under the commit lock, which the caller holds.
+  file_->append(tpos, bytes, options_.fsync_each_commit);
+  std::exception_ptr callback_error;
+  if (on_tid) {
+    try {
+      on_tid(tid);
+    } catch (...) {
+      callback_error = std::current_exception();  // the commit is durable: publish it anyway
+    }
+  }
+  {
+    std::unique_lock lock(mu_);
+    Commit c{tid, {}};
+    c.oids.reserve(records.size());
+    for (size_t i = 0; i < records.size(); ++i) {
+      index_.set(records[i].oid, positions[i], !records[i].data);
+      c.oids.push_back(records[i].oid);
+      next_oid_ = std::max(next_oid_, records[i].oid.value() + 1);
+    }
+    end_ = tpos + bytes.size();
+    last_tid_ = max_tid_ = tid;
+    ++transactions_;
+    map_ = FileMap::map(file_->fd(), path_, end_);
+    log_.push_back(std::move(c));
+    while (log_.size() > kLogLimit) {
+      log_floor_ = log_.front().tid;
+      log_.pop_front();
+    }
+  }
+  commits_.fetch_add(1, std::memory_order_relaxed);
+  if (callback_error) std::rethrow_exception(callback_error);
+}
+
+void FileStorage::zap_all() {
+  require_writable();
+  lock_commit();
+  try {
+    std::unique_lock lock(mu_);
+    check_open();
+    file_->truncate(kMagicSize);
+    map_ = FileMap::map(file_->fd(), path_, kMagicSize);
+    index_.clear();
+    end_ = kMagicSize;
+    last_tid_ = max_tid_ = log_floor_ = Tid(0);
+    transactions_ = 0;
+    next_oid_ = 1;
+    log_.clear();
+    ++generation_;
+  } catch (...) {
+    unlock_commit();
+    throw;
+  }
+  unlock_commit();
+}
+
+bool FileStorage::closed() const {
+  std::shared_lock lock(mu_);
+  return closed_;
+}
+
+void FileStorage::close() {
+  std::unique_lock lock(mu_);
+  if (closed_) return;
+  closed_ = true;
+  map_.reset();
+  if (file_) {
+    std::unique_ptr<AppendFile> f = std::move(file_);
+    f->sync();  // the destructor closes the file and releases the lock
+  }
+}
+
+}  // namespace relstore::fs
+
+namespace relstore {
+namespace {
+
+// Writable FileStorages open in this process, by canonical path. A second writer in the
+// same process shares the first one (the lock file keeps out other processes), so
+// several Storage handles on one file see each other's commits, as with the databases.
+struct Shared {
+  std::shared_ptr<fs::FileStorage> storage;
+  size_t open_handles = 0;
+  pid_t pid;  // a forked child must not use its parent's writer (nor its lock)
+};
+std::mutex registry_mu;
+std::map<std::string, std::weak_ptr<Shared>>& registry() {
+  static std::map<std::string, std::weak_ptr<Shared>> r;
+  return r;
+}
+
+// What open_file_storage hands out: a Storage forwarding to a (possibly shared)
+// FileStorage. close() closes the file when no other open handle uses it; dropping a
+// handle without close() leaves the file open for the instances that still use it.
+class FileStorageHandle : public Storage {
+ public:
+  FileStorageHandle(std::shared_ptr<Shared> shared, bool read_only, std::shared_ptr<Clock> clock)
+      : shared_(std::move(shared)), impl_(shared_->storage), read_only_(read_only),
+        clock_(std::move(clock)) {
+    std::lock_guard lock(registry_mu);
+    ++shared_->open_handles;
+  }
+  ~FileStorageHandle() override {
+    std::lock_guard lock(registry_mu);
+    if (!closed_) --shared_->open_handles;
+  }
+  std::unique_ptr<StorageInstance> new_instance() override {
+    return impl_->new_instance(read_only_, clock_);
+  }
+  std::unique_ptr<StorageInstance> historical_instance(Tid before) override {
+    return impl_->historical_instance(before);
+  }
+  void set_conflict_resolver(ConflictResolver r) override {
+    impl_->set_conflict_resolver(std::move(r));
+  }
+  std::string name() const override { return impl_->name(); }
+  std::string sort_key() const override { return impl_->sort_key(); }
+  bool is_read_only() const override { return read_only_ || impl_->is_read_only(); }
+  bool keep_history() const override { return impl_->keep_history(); }
+  uint64_t len() override { return impl_->len(); }
+  uint64_t size() override { return impl_->size(); }
+  StorageInfo info() override { return impl_->info(); }
+  StorageStats stats() const override { return impl_->stats(); }
+  void zap_all() override {
+    if (read_only_) throw ReadOnlyError("this handle on FileStorage " + impl_->name() + " is read-only");
+    impl_->zap_all();
+  }
+  void close() override {
+    bool last = false;
+    {
+      std::lock_guard lock(registry_mu);
+      if (closed_) return;
+      closed_ = true;
+      last = --shared_->open_handles == 0;
+    }
+    if (last) impl_->close();
+  }
+
+ private:
+  std::shared_ptr<Shared> shared_;
+  std::shared_ptr<fs::FileStorage> impl_;
+  bool read_only_;
+  std::shared_ptr<Clock> clock_;
+  bool closed_ = false;
+};
+
+std::string registry_key(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace
+
+std::unique_ptr<Storage> open_file_storage(const std::string& path,
+                                           const FileStorageOptions& options) {
+  const std::string key = registry_key(path);
+  std::unique_lock lock(registry_mu);
+  auto& slot = registry()[key];
+  std::shared_ptr<Shared> shared = slot.lock();
+  if (shared && (shared->pid != getpid() || shared->storage->closed())) shared.reset();
+  if (!shared) {
+    auto storage = std::make_shared<fs::FileStorage>(path, options);
+    shared = std::make_shared<Shared>(Shared{std::move(storage), 0, getpid()});
+    // Only writers are shared: a read-only storage is a snapshot of the file at opening.
+    if (!options.read_only) slot = shared;
+  }
+  lock.unlock();
+  return std::make_unique<FileStorageHandle>(std::move(shared), options.read_only, options.clock);
+}
+
+}  // namespace relstore

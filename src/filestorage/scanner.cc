@@ -1,0 +1,261 @@
+#include "filestorage/scanner.h"
+
+#include <iostream>
+
+namespace relstore::fs {
+namespace {
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+}  // namespace
+
+Scanner::Scanner(std::shared_ptr<const FileMap> map, FileStorageWarning warn,
+                 std::optional<uint64_t> limit)
+    : map_(std::move(map)), warn_(std::move(warn)) {
+  limit_ = limit ? std::min(*limit, map_->size()) : map_->size();
+}
+
+void Scanner::fail(uint64_t offset, const std::string& problem, std::optional<Oid> oid) const {
+  throw FileStorageError(map_->path(), offset, problem, oid);
+}
+
+void Scanner::warn(const std::string& message) const {
+  if (warn_) {
+    warn_(message);
+  } else {
+    std::cerr << "relstore: warning: " << message << '\n';
+  }
+}
+
+std::string_view Scanner::check_magic() const {
+  if (limit_ == 0) fail(0, "empty file: not a FileStorage");
+  if (limit_ < kMagicSize) fail(0, "file too short for the FileStorage magic");
+  const std::string_view magic = map_->view(0, kMagicSize);
+  if (magic != kMagicFS30 && magic != kMagicFS21) {
+    fail(0, "bad magic: not a FileStorage (expected FS30 or FS21)");
+  }
+  return magic;
+}
+
+void Scanner::check_header(const TxnHeader& h) const {
+  if (h.status != ' ' && h.status != 'p' && h.status != 'u' && h.status != 'c') {
+    fail(h.pos + 16, "invalid transaction status " + status_repr(h.status) + " (tid " +
+                         h.tid.hex() + ")");
+  }
+  const uint64_t meta = kTxnHeaderSize + h.ulen + h.dlen + h.elen;
+  if (h.tlen < meta) {
+    fail(h.pos + 8, "transaction length " + num(h.tlen) +
+                        " is shorter than its header and metadata (" + num(meta) + " bytes)");
+  }
+}
+
+bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records) {
+  for (;;) {
+    if (pos >= limit_) return false;
+    const uint64_t left = limit_ - pos;
+    if (left < kTxnHeaderSize) {
+      warn(map_->path() + " has a truncated tail: " + num(left) +
+           " bytes of a transaction header at byte offset " + num(pos) +
+           "; reading stops at the last complete transaction");
+      return false;
+    }
+    h = decode_txn_header(map_->at(pos), pos);
+    if (h.status == 'c') {
+      warn(map_->path() + ": the transaction at byte offset " + num(pos) + " (tid " +
+           h.tid.hex() + ") has status 'c' (its commit never finished); reading stops there");
+      return false;
+    }
+    if (h.tlen > left || left - h.tlen < kTrailerSize) {
+      warn(map_->path() + " has a truncated tail: the transaction at byte offset " + num(pos) +
+           " (tid " + h.tid.hex() + ") needs " + num(h.tlen) + " + 8 bytes but the file ends " +
+           num(left) + " bytes after it; reading stops at the last complete transaction");
+      return false;
+    }
+    check_header(h);
+    if (last_tid_ && h.tid <= *last_tid_) {
+      fail(pos, "tid " + h.tid.hex() + " is not greater than the previous transaction's tid " +
+                    last_tid_->hex());
+    }
+    const uint64_t trailer = read_be64(map_->at(h.records_end()));
+    if (trailer != h.tlen) {
+      fail(h.records_end(), "trailing transaction length " + num(trailer) +
+                                " differs from the length " + num(h.tlen) +
+                                " in the header of the transaction at byte offset " + num(pos));
+    }
+    last_tid_ = h.tid;
+    pos = h.next();
+    // 'u': undone by a pack-less undo in ancient ZODBs; its records are not part of history.
+    if (h.status == 'u') continue;
+    check_records(h, records);
+    return true;
+  }
+}
+
+TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) const {
+  if (end > limit_ || end < kMagicSize + kTxnHeaderSize + kTrailerSize) {
+    fail(end, "no complete transaction can end here (walking backward)");
+  }
+  const uint64_t tlen = read_be64(map_->at(end - kTrailerSize));
+  const uint64_t room = end - kTrailerSize - kMagicSize;
+  if (tlen > room || tlen < kTxnHeaderSize) {
+    fail(end - kTrailerSize, "trailing transaction length " + num(tlen) +
+                                 " does not fit between the magic and this offset");
+  }
+  const uint64_t tpos = end - kTrailerSize - tlen;
+  TxnHeader h = decode_txn_header(map_->at(tpos), tpos);
+  if (h.tlen != tlen) {
+    fail(tpos + 8, "transaction length " + num(h.tlen) + " in the header differs from the " +
+                       "trailing length " + num(tlen) + " at byte offset " +
+                       num(end - kTrailerSize));
+  }
+  check_header(h);
+  if (h.status == ' ' || h.status == 'p') check_records(h, records);
+  return h;
+}
+
+void Scanner::check_records(const TxnHeader& h, std::vector<DataHeader>* records) const {
+  if (records) records->clear();
+  const uint64_t end = h.records_end();
+  uint64_t p = h.records_begin();
+  while (p < end) {
+    if (end - p < kDataHeaderSize) {
+      fail(p, "a data record header would run past the end of the transaction at byte offset " +
+                  num(h.pos) + " (its records must end exactly at " + num(end) + ")");
+    }
+    DataHeader d = decode_data_header(map_->at(p), p);
+    if (d.vlen != 0) {
+      fail(p + 32, "data record has a version (vlen " + num(d.vlen) +
+                       "); ZODB versions were removed in ZODB 3.9 and are not supported",
+           d.oid);
+    }
+    if (d.tloc != h.pos) {
+      fail(p + 24, "data record's transaction offset (tloc) is " + num(d.tloc) +
+                       ", expected " + num(h.pos), d.oid);
+    }
+    if (d.tid != h.tid) {
+      fail(p + 8, "data record tid " + d.tid.hex() + " differs from its transaction's tid " +
+                      h.tid.hex(), d.oid);
+    }
+    if (d.prev != 0 && (d.prev < kMagicSize || d.prev >= h.pos)) {
+      fail(p + 16, "previous-revision offset " + num(d.prev) +
+                       " does not point into an earlier transaction", d.oid);
+    }
+    const uint64_t body = d.plen ? d.plen : kBackPointerSize;
+    if (body > end - p - kDataHeaderSize) {
+      fail(p, "data record (plen " + num(d.plen) +
+                  ") runs past the end of its transaction at byte offset " + num(end), d.oid);
+    }
+    if (d.plen == 0) {
+      d.back = read_be64(map_->at(p + kDataHeaderSize));
+      if (d.back != 0) back_target(d);  // throws if the pointer is bad
+    }
+    if (records) records->push_back(d);
+    p += kDataHeaderSize + body;
+  }
+}
+
+DataHeader Scanner::linked_record(const DataHeader& rec, uint64_t target, uint64_t field_pos,
+                                  const char* what) const {
+  const std::string w = what;
+  if (target >= limit_) {
+    fail(field_pos, w + " " + num(target) + " points outside the file (" + num(limit_) +
+                        " bytes)", rec.oid);
+  }
+  if (target < kMagicSize || target >= rec.pos) {
+    fail(field_pos, w + " " + num(target) + " does not point to an earlier data record", rec.oid);
+  }
+  if (!map_->has(target, kDataHeaderSize)) {
+    fail(field_pos, w + " " + num(target) + " does not point to a whole data record", rec.oid);
+  }
+  DataHeader t = decode_data_header(map_->at(target), target);
+  if (t.oid != rec.oid) {
+    fail(field_pos, w + " " + num(target) + " points to a record of oid " + t.oid.hex() +
+                        ", not of this oid", rec.oid);
+  }
+  // The target must sit inside the transaction its tloc names, or it is not a record at all.
+  bool ok = t.vlen == 0 && t.tloc >= kMagicSize && t.tloc < target &&
+            map_->has(t.tloc, kTxnHeaderSize);
+  if (ok) {
+    const TxnHeader th = decode_txn_header(map_->at(t.tloc), t.tloc);
+    ok = th.tid == t.tid && map_->has(th.pos, th.tlen) && target >= th.records_begin() &&
+         target < th.records_end() && t.size() <= th.records_end() - target;
+  }
+  if (!ok) {
+    fail(field_pos, w + " " + num(target) + " does not point to a valid data record", rec.oid);
+  }
+  if (t.plen == 0) t.back = read_be64(map_->at(target + kDataHeaderSize));
+  return t;
+}
+
+DataHeader Scanner::back_target(const DataHeader& rec) const {
+  return linked_record(rec, rec.back, rec.pos + kDataHeaderSize, "back pointer");
+}
+
+DataHeader Scanner::prev_record(const DataHeader& rec) const {
+  return linked_record(rec, rec.prev, rec.pos + 16, "previous-revision offset");
+}
+
+std::optional<std::string_view> Scanner::resolve(const DataHeader& rec) const {
+  DataHeader cur = rec;
+  // Each hop goes strictly backward (checked), so the walk ends.
+  while (cur.plen == 0) {
+    if (cur.back == 0) return std::nullopt;
+    cur = back_target(cur);
+  }
+  return map_->view(cur.data_pos(), cur.plen);
+}
+
+TxnHeader Scanner::txn_header_at(uint64_t tloc) const {
+  if (!map_->has(tloc, kTxnHeaderSize)) fail(tloc, "transaction header outside the file");
+  return decode_txn_header(map_->at(tloc), tloc);
+}
+
+DataHeader Scanner::data_header_at(uint64_t pos) const {
+  if (!map_->has(pos, kDataHeaderSize + kBackPointerSize)) {
+    fail(pos, "data record outside the file");
+  }
+  DataHeader d = decode_data_header(map_->at(pos), pos);
+  if (d.plen == 0) d.back = read_be64(map_->at(pos + kDataHeaderSize));
+  return d;
+}
+
+namespace {
+
+void assign(Bytes& dst, std::string_view src) { dst.assign(src.data(), src.size()); }
+
+}  // namespace
+
+void Scanner::fill(const TxnHeader& h, const std::vector<DataHeader>& records,
+                   TransactionRecord& out) const {
+  out.tid = h.tid;
+  out.status = h.status;
+  assign(out.user, user(h));
+  assign(out.description, description(h));
+  assign(out.extension, extension(h));
+  // resize + assign keeps the string buffers of a reused TransactionRecord.
+  out.records.resize(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const DataHeader& d = records[i];
+    DataRecord& r = out.records[i];
+    r.oid = d.oid;
+    r.tid = d.tid;
+    r.data_txn.reset();
+    std::optional<std::string_view> data;
+    if (d.plen) {
+      data = map_->view(d.data_pos(), d.plen);
+    } else if (d.back) {
+      const DataHeader target = back_target(d);
+      r.data_txn = target.tid;
+      data = resolve(target);
+    }
+    if (!data) {
+      r.data.reset();
+    } else if (r.data) {
+      assign(*r.data, *data);
+    } else {
+      r.data.emplace(*data);
+    }
+  }
+}
+
+}  // namespace relstore::fs

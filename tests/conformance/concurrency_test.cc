@@ -1,0 +1,137 @@
+// Concurrency: conformance.md line 39 — threads and separate OS processes committing and
+// reading at once, with no deadlock and no lost update.
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <atomic>
+#include <cstdio>
+#include <thread>
+
+#include "conformance/fixture.h"
+
+extern char** environ;
+
+namespace relstore::conformance {
+namespace {
+
+using Concurrency = StorageTest;
+constexpr int kCommitsEach = 200;
+
+struct Tally {
+  int commits = 0;
+  int conflicts = 0;
+};
+
+// Increments oid 1 `n` times on its own instance, retrying conflicts; reads oid 2 as well
+// so reading and writing happen at once.
+Tally increment(Storage& storage, int n) {
+  auto inst = storage.new_instance();
+  Tally t;
+  while (t.commits < n) {
+    inst->poll_invalidations();
+    const auto current = inst->load(Oid(1));
+    EXPECT_EQ(inst->load(Oid(2)).data, "constant");
+    TransactionMetaData txn{"thread", "increment", ""};
+    inst->tpc_begin(txn);
+    try {
+      inst->store(Oid(1), current.tid, std::to_string(std::stol(current.data) + 1), txn);
+      inst->tpc_vote(txn);
+      inst->tpc_finish(txn);
+      ++t.commits;
+    } catch (const StorageError& e) {
+      inst->tpc_abort(txn);
+      if (!e.retryable()) throw;
+      ++t.conflicts;
+    }
+  }
+  return t;
+}
+
+void run_threads(Storage& storage, int threads) {
+  std::vector<std::thread> pool;
+  std::vector<Tally> tallies(static_cast<size_t>(threads));
+  std::atomic<int> failures{0};
+  for (int i = 0; i < threads; ++i) {
+    pool.emplace_back([&, i] {
+      try {
+        tallies[static_cast<size_t>(i)] = increment(storage, kCommitsEach);
+      } catch (const std::exception& e) {
+        ++failures;
+        ADD_FAILURE() << "thread " << i << ": " << e.what();
+      }
+    });
+  }
+  for (auto& t : pool) t.join();
+  ASSERT_EQ(failures, 0);
+  int total = 0;
+  for (const auto& t : tallies) total += t.commits;
+  EXPECT_EQ(total, threads * kCommitsEach);
+  auto check = storage.new_instance();
+  EXPECT_EQ(check->load(Oid(1)).data, std::to_string(total));
+}
+
+std::string worker_path() { return std::string(RELSTORE_BINARY_DIR) + "/tests/conformance/counter_worker"; }
+
+void run_processes(const std::string& uri, int processes, Storage& storage) {
+  std::vector<std::pair<pid_t, FILE*>> children;
+  for (int i = 0; i < processes; ++i) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    const std::string path = worker_path();
+    const std::string count = std::to_string(kCommitsEach);
+    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>(uri.c_str()),
+                    const_cast<char*>(count.c_str()), nullptr};
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0) << path;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    children.emplace_back(pid, fdopen(fds[0], "r"));
+  }
+  int total = 0;
+  for (auto& [pid, out] : children) {
+    int done = 0, conflicts = 0;
+    EXPECT_EQ(std::fscanf(out, "%d %d", &done, &conflicts), 2) << "worker printed nothing";
+    fclose(out);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "worker failed";
+    EXPECT_EQ(done, kCommitsEach);
+    total += done;
+  }
+  EXPECT_EQ(total, processes * kCommitsEach);
+  auto check = storage.new_instance();
+  EXPECT_EQ(check->load(Oid(1)).data, std::to_string(total));
+}
+
+class ConcurrencyCounter : public Concurrency {
+ protected:
+  void SetUp() override {
+    Concurrency::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    commit(*inst_, {{1, "0"}, {2, "constant"}});
+  }
+};
+
+TEST_P(ConcurrencyCounter, TwoThreadsLoseNoUpdate) { run_threads(*storage_, 2); }
+TEST_P(ConcurrencyCounter, EightThreadsLoseNoUpdate) { run_threads(*storage_, 8); }
+#define RELSTORE_MULTI_PROCESS_ONLY                                                    \
+  if (!context_->multi_process_writers())                                             \
+  GTEST_SKIP() << GetParam().name << " admits one writing process at a time (its lock file)"
+
+TEST_P(ConcurrencyCounter, TwoProcessesLoseNoUpdate) {
+  RELSTORE_MULTI_PROCESS_ONLY;
+  run_processes(uri_, 2, *storage_);
+}
+TEST_P(ConcurrencyCounter, EightProcessesLoseNoUpdate) {
+  RELSTORE_MULTI_PROCESS_ONLY;
+  run_processes(uri_, 8, *storage_);
+}
+
+RELSTORE_CONFORMANCE_SUITE(ConcurrencyCounter);
+
+}  // namespace
+}  // namespace relstore::conformance

@@ -1,0 +1,60 @@
+// Identity: conformance.md line 40.
+#include "conformance/fixture.h"
+
+namespace relstore::conformance {
+namespace {
+
+using Identity = StorageTest;
+
+TEST_P(Identity, SortKeyNameAndSizeAreStableAndPrintable) {
+  const std::string name = storage_->name();
+  const std::string key = storage_->sort_key();
+  EXPECT_FALSE(name.empty());
+  EXPECT_FALSE(key.empty());
+  for (char c : name + key) EXPECT_TRUE(std::isprint(static_cast<unsigned char>(c))) << name;
+  create(1, "12345");
+  EXPECT_EQ(storage_->name(), name);
+  EXPECT_EQ(storage_->sort_key(), key);
+  EXPECT_EQ(reopen()->sort_key(), key);
+  EXPECT_GE(storage_->size(), 5u);
+  EXPECT_EQ(storage_->size(), storage_->size());
+}
+
+TEST_P(Identity, NamesNeverShowAPassword) {
+  EXPECT_EQ(storage_->name().find(":relstore@"), std::string::npos);
+}
+
+TEST_P(Identity, LenIsExact) {
+  EXPECT_EQ(storage_->len(), 0u);
+  commit(*inst_, {{1, "a"}, {2, "b"}, {3, "c"}});
+  const Tid t = inst_->load(Oid(1)).tid;
+  commit(*inst_, {{1, "a2"}}, {{1, t}});
+  EXPECT_EQ(storage_->len(), 3u);
+}
+
+TEST_P(Identity, RecordIterNextWalksCurrentRecordsInOidOrder) {
+  EXPECT_FALSE(inst_->record_iternext(std::nullopt));
+  const Tid t1 = commit(*inst_, {{7, "seven"}, {3, "three"}, {11, "eleven"}});
+  const Tid t2 = commit(*inst_, {{3, "three v2"}}, {{3, t1}});
+  inst_->poll_invalidations();
+  std::vector<std::pair<Oid, std::string>> seen;
+  std::optional<Oid> next;
+  do {
+    auto r = inst_->record_iternext(next);
+    ASSERT_TRUE(r);
+    seen.emplace_back(r->oid, r->data);
+    if (r->oid == Oid(3)) {
+      EXPECT_EQ(r->tid, t2);
+    }
+    next = r->next;
+  } while (next);
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], std::make_pair(Oid(3), std::string("three v2")));
+  EXPECT_EQ(seen[1], std::make_pair(Oid(7), std::string("seven")));
+  EXPECT_EQ(seen[2], std::make_pair(Oid(11), std::string("eleven")));
+}
+
+RELSTORE_CONFORMANCE_SUITE(Identity);
+
+}  // namespace
+}  // namespace relstore::conformance

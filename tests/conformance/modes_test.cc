@@ -1,0 +1,107 @@
+// Modes and durability: conformance.md lines 31–33 and 36.
+#include <limits>
+
+#include "conformance/fixture.h"
+
+namespace relstore::conformance {
+namespace {
+
+using ModesAndDurability = StorageTest;
+const Tid kMax(std::numeric_limits<uint64_t>::max());
+
+// Line 31.
+TEST_P(ModesAndDurability, ReadOnlyModeRefusesWritesAndServesReads) {
+  const Tid t1 = create(1, "v1");
+  auto ro_storage = reopen("read_only=true");
+  EXPECT_TRUE(ro_storage->is_read_only());
+  auto ro = ro_storage->new_instance();
+  EXPECT_TRUE(ro->is_read_only());
+  EXPECT_EQ(ro->load(Oid(1)).data, "v1");
+  EXPECT_EQ(ro->load_serial(Oid(1), t1), "v1");
+  EXPECT_THROW(ro->new_oid(), ReadOnlyError);
+  TransactionMetaData txn{"", "", ""};
+  EXPECT_THROW(ro->tpc_begin(txn), ReadOnlyError);
+  EXPECT_THROW(ro->store(Oid(1), t1, "x", txn), ReadOnlyError);
+  EXPECT_THROW(ro->delete_object(Oid(1), t1, txn), ReadOnlyError);
+  EXPECT_THROW(ro->restore(Oid(1), t1, std::string("x"), txn), ReadOnlyError);
+  EXPECT_THROW(ro_storage->zap_all(), ReadOnlyError);
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v1");
+}
+
+// Line 32.
+TEST_P(ModesAndDurability, AfterCloseAndReopenEveryObjectLoadsIdenticalBytes) {
+  std::map<uint64_t, std::string> data;
+  for (uint64_t i = 0; i < 30; ++i) data[i] = std::string(i * 37 + 1, static_cast<char>(i));
+  const Tid tid = commit(*inst_, data);
+  inst_.reset();
+  storage_->close();
+  storage_.reset();
+  auto st = open_storage(uri_);
+  auto inst = st->new_instance();
+  for (const auto& [oid, bytes] : data) {
+    const auto r = inst->load(Oid(oid));
+    EXPECT_EQ(r.data, bytes);
+    EXPECT_EQ(r.tid, tid);
+  }
+}
+
+// Line 33 (pack removing deleted objects comes with the pack issue).
+TEST_P(ModesAndDurability, DeleteObjectNeedsTheCurrentSerial) {
+  const Tid t1 = create(1, "v1");
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(1), t1, txn);
+  try {
+    inst_->tpc_vote(txn);
+    FAIL() << "no ConflictError";
+  } catch (const ConflictError& e) {
+    EXPECT_EQ(*e.oid(), Oid(1));
+    EXPECT_EQ(e.serials()->first, t2);
+  }
+  inst_->tpc_abort(txn);
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v2");
+}
+
+TEST_P(ModesAndDurability, AfterDeleteObjectLoadsRaisePOSKeyError) {
+  const Tid t1 = create(1, "v1");
+  create(2, "stays");
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(1), t1, txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn);
+  auto other = reopen()->new_instance();
+  EXPECT_THROW(other->load(Oid(1)), POSKeyError);
+  EXPECT_EQ(other->load(Oid(2)).data, "stays");
+  EXPECT_EQ(storage_->len(), 1u);
+}
+
+// Line 36.
+TEST_P(ModesAndDurability, AHistoricalInstanceReadsAsOfATid) {
+  const Tid t1 = create(1, "v1");
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  auto now = storage_->historical_instance(Tid(t2.value() + 1));
+  EXPECT_EQ(now->load(Oid(1)).data, "v2");
+  if (hp()) {
+    auto then = storage_->historical_instance(t2);
+    EXPECT_EQ(then->load(Oid(1)).data, "v1");
+    EXPECT_EQ(then->load(Oid(1)).tid, t1);
+  }
+  auto before_all = storage_->historical_instance(t1);
+  EXPECT_THROW(before_all->load(Oid(1)), POSKeyError);
+}
+
+TEST_P(ModesAndDurability, AHistoricalInstanceIsReadOnly) {
+  const Tid t1 = create(1, "v1");
+  auto then = storage_->historical_instance(Tid(t1.value() + 1));
+  EXPECT_TRUE(then->is_read_only());
+  TransactionMetaData txn{"", "", ""};
+  EXPECT_THROW(then->tpc_begin(txn), ReadOnlyError);
+  EXPECT_THROW(then->new_oid(), ReadOnlyError);
+}
+
+RELSTORE_CONFORMANCE_SUITE(ModesAndDurability);
+
+}  // namespace
+}  // namespace relstore::conformance

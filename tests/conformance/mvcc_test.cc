@@ -1,0 +1,119 @@
+// MVCC: conformance.md lines 34–35.
+#include <algorithm>
+
+#include "conformance/fixture.h"
+
+namespace relstore::conformance {
+namespace {
+
+using Mvcc = StorageTest;
+
+std::vector<Oid> sorted(std::vector<Oid> v) {
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// Line 34.
+TEST_P(Mvcc, AnInstanceSeesAStableSnapshotUntilItPolls) {
+  const Tid t1 = create(1, "v1");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  create(2, "new object");
+  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
+  EXPECT_EQ(reader->load(Oid(1)).tid, t1);
+  EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "v2");
+  EXPECT_EQ(reader->load(Oid(1)).tid, t2);
+  EXPECT_EQ(reader->load(Oid(2)).data, "new object");
+}
+
+TEST_P(Mvcc, AnotherProcesssCommitsBecomeVisibleOnlyAfterPolling) {
+  const Tid t1 = create(1, "v1");
+  inst_->poll_invalidations();
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v1");
+  auto other = reopen()->new_instance();
+  commit(*other, {{1, "v2"}}, {{1, t1}});
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v1");
+  inst_->sync();
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v2");
+}
+
+TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
+  // Two objects always changed together must never be seen half-updated.
+  Tid ta = create(1, "0");
+  Tid tb = create(2, "0");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "0");
+  for (int i = 1; i <= 5; ++i) {
+    const Tid t = commit(*inst_, {{1, std::to_string(i)}, {2, std::to_string(i)}},
+                         {{1, ta}, {2, tb}});
+    ta = tb = t;
+    EXPECT_EQ(reader->load(Oid(2)).data, reader->load(Oid(1)).data);
+  }
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(2)).data, "5");
+}
+
+TEST_P(Mvcc, ReleasingTheSnapshotThenReadingSeesNewData) {
+  const Tid t1 = create(1, "v1");
+  auto reader = storage_->new_instance();
+  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
+  reader->release_snapshot();
+  commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  EXPECT_EQ(reader->load(Oid(1)).data, "v2");
+  // The change found while reading is reported by the next poll.
+  const auto inv = reader->poll_invalidations();
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(*inv, std::vector<Oid>{Oid(1)});
+}
+
+// Line 35.
+TEST_P(Mvcc, PollReturnsExactlyWhatOthersChanged) {
+  const Tid t1 = create(1, "a");
+  const Tid t2 = create(2, "b");
+  create(3, "c");
+  auto reader = storage_->new_instance();
+  const auto first = reader->poll_invalidations();
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(first->empty());
+  auto writer = reopen()->new_instance();
+  commit(*writer, {{1, "a2"}}, {{1, t1}});
+  commit(*writer, {{2, "b2"}, {4, "d"}}, {{2, t2}});
+  const auto inv = reader->poll_invalidations();
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(sorted(*inv), (std::vector<Oid>{Oid(1), Oid(2), Oid(4)}));
+  const auto none = reader->poll_invalidations();
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
+}
+
+TEST_P(Mvcc, PollExcludesTheInstancesOwnCommits) {
+  const Tid t1 = create(1, "a");
+  inst_->poll_invalidations();
+  auto other = storage_->new_instance();
+  commit(*inst_, {{1, "mine"}}, {{1, t1}});
+  commit(*other, {{2, "theirs"}});
+  const auto inv = inst_->poll_invalidations();
+  ASSERT_TRUE(inv);
+  EXPECT_EQ(*inv, std::vector<Oid>{Oid(2)});
+  EXPECT_EQ(inst_->load(Oid(1)).data, "mine");
+}
+
+TEST_P(Mvcc, PollSaysEverythingWhenTheDatabaseWentBack) {
+  create(1, "a");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  reader->load(Oid(1));
+  storage_->zap_all();
+  const auto inv = reader->poll_invalidations();
+  EXPECT_FALSE(inv.has_value()) << "a zapped database must invalidate everything";
+}
+
+RELSTORE_CONFORMANCE_SUITE(Mvcc);
+
+}  // namespace
+}  // namespace relstore::conformance

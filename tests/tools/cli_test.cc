@@ -1,0 +1,161 @@
+// The relstore command line as users run it: exit codes, messages, and that inspecting a
+// bad target creates or changes nothing (issue #2, acceptance "bad input").
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <nlohmann/json.hpp>
+
+#include "relstore/storage.h"
+#include "support/temp_dir.h"
+
+namespace relstore {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+struct CliRun {
+  int code = -1;
+  std::string out;  // stdout and stderr together
+};
+
+CliRun relstore(const std::string& args) {
+  const std::string cmd = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  CliRun r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Every file under `dir` with its size, to prove nothing changed.
+std::map<std::string, uintmax_t> snapshot(const fs::path& dir) {
+  std::map<std::string, uintmax_t> out;
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    out[e.path().string()] = e.is_regular_file() ? e.file_size() : 0;
+  }
+  return out;
+}
+
+TEST(Cli, HelpForEveryCommand) {
+  for (const char* cmd : {"--help", "info --help", "bench --help"}) {
+    const CliRun r = relstore(cmd);
+    EXPECT_EQ(r.code, 0) << cmd;
+    EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
+  }
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(relstore("").code, 2);
+  EXPECT_EQ(relstore("frobnicate").code, 2);
+  EXPECT_EQ(relstore("info").code, 2);
+  EXPECT_EQ(relstore("info sqlite:x --no-such-flag").code, 2);
+}
+
+TEST(Cli, InfoShowsTheDatabase) {
+  TempDir d;
+  {
+    auto st = open_storage("sqlite://" + d.sub("db"));
+    auto inst = st->new_instance();
+    TransactionMetaData txn{"u", "d", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(1), std::nullopt, "hello", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  const auto before = snapshot(d.path());
+  const CliRun r = relstore("info sqlite://" + d.sub("db"));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("history       preserving"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("objects       1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("transactions  1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" UTC)"), std::string::npos) << r.out;
+  const CliRun j = relstore("info --json sqlite://" + d.sub("db"));
+  ASSERT_EQ(j.code, 0) << j.out;
+  const auto parsed = nlohmann::json::parse(j.out);
+  EXPECT_EQ(parsed["objects"], 1);
+  EXPECT_EQ(parsed["backend"], "sqlite");
+  EXPECT_EQ(parsed["last_tid"].get<std::string>().size(), 18u);
+  EXPECT_EQ(snapshot(d.path()), before);
+}
+
+TEST(Cli, InfoOnAMissingDatabaseCreatesNothing) {
+  TempDir d;
+  const CliRun r = relstore("info sqlite://" + d.sub("missing"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("no database at"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(d.sub("missing")));
+}
+
+TEST(Cli, InfoOnAFileThatIsNotSqliteChangesNothing) {
+  TempDir d;
+  fs::create_directories(d.sub("junk"));
+  std::ofstream(d.sub("junk/main.sqlite3")) << std::string(4096, 'j');
+  const auto before = snapshot(d.path());
+  const CliRun r = relstore("info sqlite://" + d.sub("junk"));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("not a SQLite database"), std::string::npos) << r.out;
+  EXPECT_EQ(snapshot(d.path()), before);
+}
+
+TEST(Cli, InfoOnAHistoryFreeDatabaseOpenedAsPreservingFails) {
+  TempDir d;
+  open_storage("sqlite://" + d.sub("hf") + "?history=free");
+  const auto before = snapshot(d.path());
+  const CliRun r = relstore("info 'sqlite://" + d.sub("hf") + "?history=preserving'");
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find("history-free"), std::string::npos) << r.out;
+  EXPECT_EQ(snapshot(d.path()), before);
+}
+
+TEST(Cli, MalformedUriAndUnknownSchemeAreUsageErrors) {
+  CliRun r = relstore("info postgresql:nohost");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("malformed URI"), std::string::npos) << r.out;
+  r = relstore("info oracle://scott:tiger@db/orcl");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("unknown URI scheme 'oracle'"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("tiger"), std::string::npos) << r.out;
+  r = relstore("info 'sqlite:x?history=sometimes'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("option history"), std::string::npos) << r.out;
+}
+
+TEST(Cli, PasswordsAreNeverPrinted) {
+  // Nothing listens on port 1: the connection fails, and the message must not leak.
+  const CliRun r = relstore("info postgresql://zope:hunter2@127.0.0.1:1/db");
+  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << r.out;
+}
+
+TEST(Cli, BenchJsonHasOneObjectPerFigure) {
+  TempDir d;
+  const CliRun r = relstore("bench --json --transactions 5 --objects-per-txn 1,5 --concurrency 1,2 "
+                         "sqlite://" + d.sub("bench"));
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto figures = nlohmann::json::parse(r.out);
+  ASSERT_EQ(figures.size(), 2u * 2u * 5u);
+  std::set<std::string> tests;
+  for (const auto& f : figures) {
+    for (const char* key : {"backend", "test", "objects_per_txn", "concurrency", "ops_per_s"}) {
+      EXPECT_TRUE(f.contains(key)) << key;
+    }
+    EXPECT_EQ(f["backend"], "sqlite");
+    EXPECT_GT(f["ops_per_s"].get<double>(), 0);
+    tests.insert(f["test"]);
+  }
+  EXPECT_EQ(tests, (std::set<std::string>{"add", "update", "cold_read", "hot_read", "conflicts"}));
+}
+
+}  // namespace
+}  // namespace relstore

@@ -1,0 +1,202 @@
+// Damaged Data.fs files: each gives an error naming the file and byte offset, or (a
+// truncated tail, an unfinished commit) a warning and a clean stop.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "relstore/filestorage.h"
+#include "support/raw_data_fs.h"
+#include "support/temp_dir.h"
+
+namespace relstore {
+namespace {
+
+using testing::RawDataFs;
+using testing::TempDir;
+using testing::with_back;
+using testing::with_data;
+
+struct Outcome {
+  std::vector<Tid> tids;
+  std::vector<std::string> warnings;
+};
+
+Outcome read(const std::string& path) {
+  Outcome o;
+  auto it = iterate_file_storage(path, std::nullopt, std::nullopt,
+                                 [&](const std::string& w) { o.warnings.push_back(w); });
+  TransactionRecord t;
+  while (it->next(t)) o.tids.push_back(t.tid);
+  return o;
+}
+
+// Reads `f` and expects a FileStorageError at `offset` whose message contains `words`.
+void expect_error(const RawDataFs& f, uint64_t offset, const std::string& words) {
+  TempDir dir;
+  const std::string path = dir.sub("Data.fs");
+  f.write(path);
+  try {
+    read(path);
+    ADD_FAILURE() << "no error; expected one at offset " << offset << " about '" << words << "'";
+  } catch (const FileStorageError& e) {
+    EXPECT_EQ(e.offset(), offset) << e.what();
+    EXPECT_EQ(e.path(), path);
+    const std::string what = e.what();
+    EXPECT_NE(what.find(path), std::string::npos) << what;
+    EXPECT_NE(what.find("byte offset " + std::to_string(offset)), std::string::npos) << what;
+    EXPECT_NE(what.find(words), std::string::npos) << what;
+  }
+}
+
+RawDataFs two_transactions() {
+  RawDataFs f;
+  f.add(100, {with_data(0, "root"), with_data(1, "one")});
+  f.add(101, {with_data(1, "one, again")});
+  return f;
+}
+
+TEST(FileStorageMalformed, BadMagic) {
+  RawDataFs f("FS99");
+  f.add(1, {with_data(0, "x")});
+  expect_error(f, 0, "bad magic");
+}
+
+TEST(FileStorageMalformed, EmptyFile) { expect_error(RawDataFs(""), 0, "empty file"); }
+
+TEST(FileStorageMalformed, TruncatedTailWarnsAndStopsCleanly) {
+  TempDir dir;
+  const RawDataFs f = two_transactions();
+  const uint64_t second = f.record_pos.back() - 23;  // header of the second transaction
+  for (uint64_t cut : {second + 5, second + 30, f.bytes.size() - 1}) {
+    RawDataFs g = f;
+    g.bytes.resize(cut);
+    g.write(dir.sub("Data.fs"));
+    const Outcome o = read(dir.sub("Data.fs"));
+    EXPECT_EQ(o.tids, std::vector<Tid>{Tid(100)}) << "cut at " << cut;
+    ASSERT_EQ(o.warnings.size(), 1u);
+    EXPECT_NE(o.warnings[0].find("truncated"), std::string::npos) << o.warnings[0];
+    EXPECT_NE(o.warnings[0].find(std::to_string(second)), std::string::npos) << o.warnings[0];
+  }
+}
+
+TEST(FileStorageMalformed, TrailingLengthMismatch) {
+  RawDataFs f = two_transactions();
+  const uint64_t trailer = f.bytes.size() - 8;
+  f.poke64(trailer, 12345);
+  expect_error(f, trailer, "trailing transaction length 12345");
+}
+
+TEST(FileStorageMalformed, VersionedRecordIsRejected) {
+  RawDataFs f;
+  auto r = with_data(7, "v");
+  r.vlen = 3;
+  f.add(1, {r});
+  expect_error(f, f.record_pos[0] + 32, "version");
+}
+
+TEST(FileStorageMalformed, BackPointerOutsideTheFile) {
+  RawDataFs f;
+  f.add(1, {with_data(1, "a")});
+  f.add(2, {with_back(1, 1'000'000)});
+  expect_error(f, f.record_pos[1] + 42, "outside the file");
+}
+
+TEST(FileStorageMalformed, BackPointerToAnotherOid) {
+  RawDataFs f;
+  f.add(1, {with_data(1, "a"), with_data(2, "b")});
+  f.add(2, {with_back(1, f.record_pos[1])});
+  expect_error(f, f.record_pos[2] + 42, "oid 0x0000000000000002");
+}
+
+TEST(FileStorageMalformed, BackPointerIntoTheMiddleOfARecord) {
+  RawDataFs f;
+  f.add(1, {with_data(1, std::string(100, 'a'))});
+  f.add(2, {with_back(1, f.record_pos[0] + 50)});
+  expect_error(f, f.record_pos[1] + 42, "back pointer");
+}
+
+TEST(FileStorageMalformed, TransactionOffsetOfARecordIsChecked) {
+  RawDataFs f = two_transactions();
+  f.poke64(f.record_pos[2] + 24, 4);  // the first transaction's offset
+  expect_error(f, f.record_pos[2] + 24, "tloc");
+}
+
+TEST(FileStorageMalformed, RecordsMustEndExactlyAtTheTrailer) {
+  RawDataFs f;
+  f.add(1, {with_data(1, "a")});
+  // Five stray bytes between the last record and the trailer, with both lengths adjusted.
+  const uint64_t trailer = f.bytes.size() - 8;
+  f.bytes.insert(trailer, "junk!");
+  f.poke64(4 + 8, trailer - 4 + 5);
+  f.poke64(f.bytes.size() - 8, trailer - 4 + 5);
+  expect_error(f, trailer, "run past the end of the transaction");
+}
+
+TEST(FileStorageMalformed, RecordLongerThanItsTransaction) {
+  RawDataFs f;
+  f.add(1, {with_data(1, "abc")});
+  f.poke64(f.record_pos[0] + 34, 1000);  // plen
+  expect_error(f, f.record_pos[0], "runs past the end");
+}
+
+TEST(FileStorageMalformed, TidsMustIncrease) {
+  RawDataFs f;
+  f.add(5, {with_data(1, "a")});
+  const uint64_t second = f.add(5, {with_data(1, "b")});
+  expect_error(f, second, "not greater");
+}
+
+TEST(FileStorageMalformed, UnknownStatus) {
+  RawDataFs f;
+  const uint64_t t = f.add(5, {with_data(1, "a")}, 'x');
+  expect_error(f, t + 16, "invalid transaction status 'x'");
+}
+
+TEST(FileStorageMalformed, UnfinishedCommitStopsReadingWithAWarning) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(1, {with_data(1, "a")});
+  const uint64_t c = f.add(2, {with_data(1, "b")}, 'c');
+  f.write(dir.sub("Data.fs"));
+  const Outcome o = read(dir.sub("Data.fs"));
+  EXPECT_EQ(o.tids, std::vector<Tid>{Tid(1)});
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_NE(o.warnings[0].find("'c'"), std::string::npos);
+  EXPECT_NE(o.warnings[0].find(std::to_string(c)), std::string::npos);
+}
+
+TEST(FileStorageMalformed, UndoneTransactionIsSkipped) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(1, {with_data(1, "a")});
+  f.add(2, {with_data(1, "b")}, 'u');
+  f.add(3, {with_data(2, "c")});
+  f.write(dir.sub("Data.fs"));
+  const Outcome o = read(dir.sub("Data.fs"));
+  EXPECT_EQ(o.tids, (std::vector<Tid>{Tid(1), Tid(3)}));
+  EXPECT_TRUE(o.warnings.empty());
+  auto back = iterate_file_storage_backward(dir.sub("Data.fs"));
+  TransactionRecord t;
+  std::vector<Tid> tids;
+  while (back->next(t)) tids.push_back(t.tid);
+  EXPECT_EQ(tids, (std::vector<Tid>{Tid(3), Tid(1)}));
+}
+
+TEST(FileStorageMalformed, BackwardReadingRejectsABadTrailer) {
+  TempDir dir;
+  RawDataFs f = two_transactions();
+  f.poke64(f.bytes.size() - 8, 9'999'999);
+  f.write(dir.sub("Data.fs"));
+  auto it = iterate_file_storage_backward(dir.sub("Data.fs"));
+  TransactionRecord t;
+  try {
+    it->next(t);
+    ADD_FAILURE() << "no error";
+  } catch (const FileStorageError& e) {
+    EXPECT_EQ(e.offset(), f.bytes.size() - 8) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace relstore

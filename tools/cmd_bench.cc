@@ -1,0 +1,44 @@
+// relstore bench URI [--json] [--objects-per-txn 1,5,20] [--concurrency 1,4] [--transactions N]
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "relstore/bench.h"
+
+namespace relstore::cli {
+
+void add_bench_command(CLI::App& app) {
+  auto config = std::make_shared<BenchConfig>();
+  auto json = std::make_shared<bool>(false);
+  CLI::App* cmd = app.add_subcommand(
+      "bench",
+      "zodbshootout-style benchmark: add, update, cold and hot reads and conflicting updates, "
+      "for several objects per transaction and worker processes. Writes new objects into the "
+      "database (existing data is left alone).");
+  cmd->add_option("URI", config->uri, "the database (must be writable)")->required();
+  cmd->add_flag("--json", *json, "print the figures as a JSON array instead of a table");
+  cmd->add_option("--objects-per-txn", config->objects_per_txn, "objects per transaction")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--concurrency", config->concurrency, "worker processes")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--transactions", config->transactions, "transactions per worker and test")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--object-size", config->object_size, "bytes of state per object")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([config, json] {
+    if (*json) {
+      std::fputs(format_bench_json(run_bench(*config)).c_str(), stdout);
+      return;
+    }
+    std::fputs(bench_table_header().c_str(), stdout);
+    std::fflush(stdout);
+    run_bench(*config, [](const BenchResult& r) {
+      std::fputs(bench_table_row(r).c_str(), stdout);
+      std::fflush(stdout);
+    });
+  });
+}
+
+}  // namespace relstore::cli

@@ -1,0 +1,13 @@
+// Each subcommand of `relstore` registers itself on the app; its callback parses nothing
+// more and calls a library function (include/relstore/ops.h, bench.h, …).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace relstore::cli {
+
+void add_info_command(CLI::App& app);
+void add_bench_command(CLI::App& app);
+void add_sample_command(CLI::App& app);
+
+}  // namespace relstore::cli
