@@ -88,21 +88,26 @@ class RecordDecoder {
 
 // Decoder figures over every data record of a transaction stream, single thread.
 struct DecodeBenchStats {
-  uint64_t records = 0;  // data records decoded per pass (deletions are skipped)
-  uint64_t errors = 0;   // records that raised PickleError (per pass)
-  uint64_t bytes = 0;    // record bytes per pass
+  uint64_t records = 0;  // data records (deletions are skipped)
+  uint64_t errors = 0;   // records that raised PickleError
+  uint64_t bytes = 0;    // record bytes
+  // Per record, the median of its timed passes; then mean and percentiles over records.
   double mean_us = 0;
   double p50_us = 0;
   double p95_us = 0;
   double max_us = 0;
-  double mb_per_s = 0;   // record bytes (10^6) per second of decoding
-  int passes = 0;        // timed passes the percentiles are taken over
+  double mb_per_s = 0;  // record bytes (10^6) per second of decoding
+  int passes = 0;
   std::vector<std::string> sample_errors;  // first few errors, "oid 0x…: message"
 };
 
-// Loads every data record into memory, decodes them once to warm up and then `passes` more
-// times with each decode timed (JSON text and refs included).
-DecodeBenchStats bench_decode(TransactionIterator& records, int passes = 3,
+// Loads every data record into memory, decodes each once to warm up and then `passes` more
+// times, each decode timed (JSON text and refs included).
+DecodeBenchStats bench_decode(TransactionIterator& records, int passes = 5,
                               const DecodeOptions& options = {});
+
+// The figures as a readable table, or with `json` as one JSON object with the keys records,
+// errors, mean_us, p50_us, p95_us, mb_per_s (and max_us, bytes, passes).
+std::string format_bench_stats(const DecodeBenchStats& stats, bool json);
 
 }  // namespace relstore

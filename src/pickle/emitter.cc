@@ -61,6 +61,7 @@ void Emitter::state(NodeId root, BTreeKind btree) {
     new_targets_ = false;
     write_state(root, btree);
   }
+  check_output();
 }
 
 void Emitter::write_state(NodeId root, BTreeKind btree) {
