@@ -9,5 +9,6 @@ namespace relstore::cli {
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_sample_command(CLI::App& app);
+void add_json_mirror_command(CLI::App& app);
 
 }  // namespace relstore::cli
