@@ -1,6 +1,7 @@
 #include "adapters/sqlite/store_connection.h"
 
 #include "adapters/sqlite/errors.h"
+#include "adapters/sqlite/json_mirror.h"
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -101,6 +102,8 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
                          ": the database already has a transaction with that TID");
     }
   }
+  // Read under the write lock, the mode cannot change before finish.
+  mirror_in_commit_ = json_mirror::read_mode(*db_) == MirrorMode::in_commit;
   db_->prepared("DELETE FROM temp_store").run();
   upload(req.records);
   check_read_current(req.read_current);
@@ -162,6 +165,7 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
     s.step();
   }
   move(tid);
+  if (req.mirror) json_mirror::write_in_commit(*db_, *req.mirror, tid);
   db_->prepared("DELETE FROM temp_store").run();
   try {
     db_->prepared("COMMIT").run();
