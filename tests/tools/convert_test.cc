@@ -14,6 +14,7 @@
 #include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
+#include "relstore/json_mirror.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "relstore/timestamp.h"
@@ -352,6 +353,19 @@ TEST(Convert, AnInterruptedHistoryFreeConversionResumes) {
   run(src, straight);
   EXPECT_EQ(differences(straight, dst), std::vector<std::string>{});
   EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+}
+
+TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
+  TempDir d;
+  const std::string path = sample_file(d, 300);
+  const std::string dst = "sqlite://" + d.sub("mirrored");
+  open_storage(dst)->close();
+  mirror_enable(dst, MirrorMode::in_commit);
+  const auto r = run("file://" + path, dst);
+  EXPECT_GT(r.mirror_rows, 0u);
+  const MirrorStatus s = mirror_status(dst);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
 }
 
 TEST(Convert, SameSourceAndDestinationIsRefused) {
