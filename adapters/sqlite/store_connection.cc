@@ -12,10 +12,6 @@ constexpr const char* kInsertTemp =
     "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES (?, ?, ?, ?)";
 constexpr const char* kReplaceTemp =
     "UPDATE temp_store SET prev_tid = ?, md5 = ?, state = ? WHERE zoid = ?";
-constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
-constexpr const char* kInsertTransaction =
-    "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
-    "VALUES (?, ?, ?, ?, ?, ?)";
 constexpr const char* kMoveHp =
     "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
     "SELECT t.zoid, ?1, COALESCE(c.tid, 0), t.md5, COALESCE(LENGTH(t.state), 0), t.state "
