@@ -138,6 +138,17 @@ void PostgresqlAdapter::zap_all() {
                Context::other);
 }
 
+std::vector<int> PostgresqlAdapter::applied_migrations() {
+  auto conn = open_conn(loc_, Role::admin, this);
+  return applied_versions(*conn);
+}
+
+void PostgresqlAdapter::apply_migration(const Migration& migration) {
+  if (loc_.read_only) throw ReadOnlyError();
+  auto conn = open_conn(loc_, Role::admin, this);
+  apply_one(*conn, migration, loc_.keep_history);
+}
+
 }  // namespace relstore::postgresql
 
 namespace relstore::backend {

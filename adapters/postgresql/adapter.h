@@ -44,6 +44,8 @@ class PostgresqlAdapter : public backend::Adapter {
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
   void zap_all() override;
+  std::vector<int> applied_migrations() override;
+  void apply_migration(const Migration& migration) override;
 
  private:
   Location loc_;

@@ -210,6 +210,24 @@ bool install_schema(const Location& loc, const StorageOptions& options,
   return keep_history;
 }
 
+std::vector<int> applied_versions(Conn& conn) {
+  std::vector<int> out;
+  if (!query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL").int64(0, 0)) return out;
+  const Result r = query(conn, "SELECT version FROM relstore_schema ORDER BY version");
+  for (int i = 0; i < r.rows(); ++i) out.push_back(static_cast<int>(r.int64(i, 0)));
+  return out;
+}
+
+void apply_one(Conn& conn, const Migration& m, bool keep_history) {
+  in_schema_transaction(conn, "applying migration " + m.name + " to " + conn.describe(), [&] {
+    conn.simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
+    for (const auto& s : migration_statements(m.text, keep_history)) {
+      conn.simple(s, Context::schema);
+    }
+    record_migration(conn, m);
+  });
+}
+
 std::string schema_version(Conn& conn) {
   const Result has = query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL");
   if (!has.int64(0, 0)) return "RelStorage (no relstore_schema table)";

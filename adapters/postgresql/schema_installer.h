@@ -6,6 +6,7 @@
 
 #include "adapters/postgresql/adapter.h"
 #include "relstore/uri.h"
+#include "schema/migrations.h"
 
 namespace relstore::postgresql {
 
@@ -21,6 +22,12 @@ bool install_schema(const Location& loc, const StorageOptions& options,
 
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Conn& conn);
+
+// Versions recorded in relstore_schema, ascending; empty when the table is missing.
+std::vector<int> applied_versions(Conn& conn);
+
+// Runs one migration's statements for the mode and records it, in one transaction.
+void apply_one(Conn& conn, const Migration& m, bool keep_history);
 
 // The names of relstore's server functions, in installation order.
 const std::vector<std::string>& function_names();
