@@ -8,11 +8,16 @@
 namespace relstore::postgresql {
 namespace {
 
-// RelStorage's per-session table (design.md §3). ON COMMIT DELETE ROWS empties it at the
-// end of every transaction, and ROLLBACK discards its rows too.
+// RelStorage's per-session table (design.md §3), but without ON COMMIT DELETE ROWS: that
+// truncates the table's files at every commit of a session that touched any temporary
+// table, which cost about 10 ms per commit on our ext4 disk under load (measured: more
+// than the WAL fsync itself). Each vote empties it with DELETE instead, inside the vote's
+// transaction; dead rows are reclaimed by page pruning, and a TRUNCATE now and then
+// bounds what pruning leaves behind (index entries).
 constexpr const char* kCreateTempStore =
     "CREATE TEMPORARY TABLE IF NOT EXISTS temp_store (zoid BIGINT NOT NULL PRIMARY KEY, "
-    "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA) ON COMMIT DELETE ROWS";
+    "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA)";
+constexpr size_t kTruncateAfterRows = 100000;
 constexpr const char* kCopyTempStore =
     "COPY temp_store (zoid, prev_tid, md5, state) FROM STDIN (FORMAT binary)";
 constexpr Statement kReplaceTemp = {
@@ -79,7 +84,14 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
     conn_->simple("SET lock_timeout = " + std::to_string(ms), Context::other);
   }
   // One message: the server runs BEGIN, waits for the COPY data, then runs the call.
-  std::string sql = "BEGIN";
+  std::string sql = "BEGIN; ";
+  if (rows_since_truncate_ + req.records.size() > kTruncateAfterRows) {
+    sql += "TRUNCATE temp_store";
+    rows_since_truncate_ = 0;
+  } else {
+    sql += "DELETE FROM temp_store";
+  }
+  rows_since_truncate_ += req.records.size();
   if (!req.records.empty()) sql += std::string("; ") + kCopyTempStore;
   const bool call = req.check_conflicts || !req.read_current.empty() ||
                     (req.forced_tid && loc_.keep_history);

@@ -9,9 +9,9 @@
 
 namespace relstore::postgresql {
 
-// A write transaction costs three round trips: the vote sends BEGIN, the COPY command and
-// the lock-and-detect call in one message (1) and then the COPY data (2); the finish sends
-// the relstore_finish call and COMMIT in one message (3).
+// A write transaction costs three round trips: the vote sends BEGIN, the emptying of
+// temp_store, the COPY command and the lock-and-detect call in one message (1) and then
+// the COPY data (2); the finish sends the relstore_finish call and COMMIT in one message (3).
 class PgStoreConnection : public backend::StoreConnection {
  public:
   PgStoreConnection(const Location& loc, backend::Adapter& adapter);
@@ -35,6 +35,7 @@ class PgStoreConnection : public backend::StoreConnection {
   backend::Adapter& adapter_;
   std::unique_ptr<Conn> conn_;
   int oid_blocks_ = 1;  // blocks the next allocation takes (doubles up to 16)
+  size_t rows_since_truncate_ = 0;  // rows copied into temp_store since it was truncated
 };
 
 }  // namespace relstore::postgresql
