@@ -2,7 +2,9 @@
 -- in the same message: takes the commit lock (pg_advisory_xact_lock(-1), RelStorage's
 -- key), chooses the TID from the server clock unless the caller forces one, and moves
 -- temp_store into the permanent tables. The commit lock is held only from here to the
--- COMMIT. Returns the TID.
+-- COMMIT. Returns the TID. Rows of the big tables are reached through their indexes with
+-- correlated subqueries and "= ANY(ARRAY(...))", never by a join with temp_store, which
+-- has no statistics and could be planned as a scan of the whole table.
 
 -- @hp
 -- @begin
@@ -25,9 +27,9 @@ BEGIN
   -- prev_tid is what was current, so restored records (which come with prev_tid 0) get
   -- it right too.
   INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state)
-    SELECT t.zoid, v_tid, COALESCE(c.tid, 0), t.md5, COALESCE(length(t.state), 0), t.state
-    FROM temp_store t LEFT JOIN current_object c ON c.zoid = t.zoid
-    ORDER BY t.zoid;
+    SELECT t.zoid, v_tid, COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = t.zoid), 0),
+           t.md5, COALESCE(length(t.state), 0), t.state
+    FROM temp_store t ORDER BY t.zoid;
   INSERT INTO current_object (zoid, tid)
     SELECT zoid, v_tid FROM temp_store ORDER BY zoid
     ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid;
@@ -52,8 +54,9 @@ BEGIN
                                  (SELECT COALESCE(MAX(tid), 0) FROM object_state));
   END IF;
   -- Blob rows belong to the state being replaced (deleted objects lose theirs by cascade).
-  DELETE FROM blob_chunk b USING temp_store t WHERE b.zoid = t.zoid;
-  DELETE FROM object_state o USING temp_store t WHERE o.zoid = t.zoid AND t.state IS NULL;
+  DELETE FROM blob_chunk WHERE zoid = ANY (ARRAY(SELECT zoid FROM temp_store));
+  DELETE FROM object_state
+    WHERE zoid = ANY (ARRAY(SELECT zoid FROM temp_store WHERE state IS NULL));
   INSERT INTO object_state (zoid, tid, state_size, state)
     SELECT zoid, v_tid, length(state), state FROM temp_store
     WHERE state IS NOT NULL ORDER BY zoid

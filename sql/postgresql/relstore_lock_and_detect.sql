@@ -9,6 +9,9 @@
 -- and before the readCurrent shared locks, which are only tried: a transaction waits
 -- only while it holds no shared lock, so readCurrent can never be part of a deadlock.
 -- Objects created by this transaction (prev_tid 0) need no lock: their OIDs are new.
+-- temp_store has no statistics (temporary tables are never analyzed), so a join with it
+-- may be planned as a hash join over all of object_state; the committed rows are looked up
+-- with correlated subqueries instead, one index probe per stored object.
 
 -- @hp
 -- @begin
@@ -27,10 +30,12 @@ BEGIN
   IF cardinality(p_read_oids) > 0 THEN
     -- A stale readCurrent fails before any lock is taken.
     RETURN QUERY
-      SELECT 'read_stale', r.zoid, COALESCE(c.tid, 0), r.tid, NULL::BYTEA
-      FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)
-      LEFT JOIN current_object c ON c.zoid = r.zoid
-      WHERE COALESCE(c.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
     IF FOUND THEN
       RETURN;
     END IF;
@@ -49,21 +54,25 @@ BEGIN
     END LOOP;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY
-      SELECT 'read_stale', r.zoid, COALESCE(c.tid, 0), r.tid, NULL::BYTEA
-      FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)
-      LEFT JOIN current_object c ON c.zoid = r.zoid
-      WHERE COALESCE(c.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
     IF FOUND THEN
       RETURN;
     END IF;
   END IF;
   IF p_check_conflicts THEN
     RETURN QUERY
-      SELECT 'write', t.zoid, COALESCE(c.tid, 0), t.prev_tid, s.state
-      FROM temp_store t
-      LEFT JOIN current_object c ON c.zoid = t.zoid
-      LEFT JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid
-      WHERE COALESCE(c.tid, 0) <> t.prev_tid ORDER BY t.zoid;
+      SELECT 'write', x.zoid, x.committed, x.given,
+             (SELECT s.state FROM object_state s WHERE s.zoid = x.zoid AND s.tid = x.committed)
+      FROM (SELECT t.zoid, t.prev_tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = t.zoid), 0)
+                     AS committed
+            FROM temp_store t) x
+      WHERE x.committed <> x.given ORDER BY x.zoid;
   END IF;
 END;
 $$;
@@ -82,10 +91,12 @@ BEGIN
   IF cardinality(p_read_oids) > 0 THEN
     -- A stale readCurrent fails before any lock is taken.
     RETURN QUERY
-      SELECT 'read_stale', r.zoid, COALESCE(o.tid, 0), r.tid, NULL::BYTEA
-      FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)
-      LEFT JOIN object_state o ON o.zoid = r.zoid
-      WHERE COALESCE(o.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
     IF FOUND THEN
       RETURN;
     END IF;
@@ -104,20 +115,25 @@ BEGIN
     END LOOP;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY
-      SELECT 'read_stale', r.zoid, COALESCE(o.tid, 0), r.tid, NULL::BYTEA
-      FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)
-      LEFT JOIN object_state o ON o.zoid = r.zoid
-      WHERE COALESCE(o.tid, 0) <> r.tid ORDER BY r.zoid LIMIT 1;
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
     IF FOUND THEN
       RETURN;
     END IF;
   END IF;
   IF p_check_conflicts THEN
     RETURN QUERY
-      SELECT 'write', t.zoid, COALESCE(o.tid, 0), t.prev_tid, o.state
-      FROM temp_store t
-      LEFT JOIN object_state o ON o.zoid = t.zoid
-      WHERE COALESCE(o.tid, 0) <> t.prev_tid ORDER BY t.zoid;
+      SELECT 'write', x.zoid, x.committed, x.given,
+             (SELECT o.state FROM object_state o WHERE o.zoid = x.zoid)
+      FROM (SELECT t.zoid, t.prev_tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = t.zoid), 0)
+                     AS committed
+            FROM temp_store t) x
+      WHERE x.committed <> x.given ORDER BY x.zoid;
   END IF;
 END;
 $$;
