@@ -35,7 +35,7 @@ class PgStoreConnection : public backend::StoreConnection {
   backend::Adapter& adapter_;
   std::unique_ptr<Conn> conn_;
   int oid_blocks_ = 1;  // blocks the next allocation takes (doubles up to 16)
-  size_t rows_since_truncate_ = 0;  // rows copied into temp_store since it was truncated
+  size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
 };
 
 }  // namespace relstore::postgresql

@@ -41,9 +41,10 @@ BEGIN
     END IF;
   END IF;
   IF p_check_conflicts THEN
-    FOR v_zoid IN SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid LOOP
-      PERFORM pg_advisory_xact_lock(v_zoid);
-    END LOOP;
+    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+    -- taken in OID order.
+    PERFORM count(pg_advisory_xact_lock(s.zoid))
+      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
@@ -102,9 +103,10 @@ BEGIN
     END IF;
   END IF;
   IF p_check_conflicts THEN
-    FOR v_zoid IN SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid LOOP
-      PERFORM pg_advisory_xact_lock(v_zoid);
-    END LOOP;
+    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+    -- taken in OID order.
+    PERFORM count(pg_advisory_xact_lock(s.zoid))
+      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
