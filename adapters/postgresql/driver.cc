@@ -269,11 +269,10 @@ void Conn::rollback_quietly() noexcept {
 }
 
 void Conn::send_statement(const Statement& s, const Params& p) {
-  const int ok = s.name[0]
-                     ? PQsendQueryPrepared(conn_, s.name, p.size(), p.values(), p.lengths(),
-                                           p.formats(), 1)
-                     : PQsendQueryParams(conn_, s.sql, p.size(), nullptr, p.values(), p.lengths(),
-                                         p.formats(), 1);
+  const int ok = s.name[0] ? PQsendQueryPrepared(conn_, s.name, p.size(), p.values(), p.lengths(),
+                                                 p.formats(), 1)
+                           : PQsendQueryParams(conn_, s.sql, p.size(), nullptr, p.values(),
+                                               p.lengths(), p.formats(), 1);
   if (!ok) fail(nullptr, Context::other);
 }
 

@@ -131,8 +131,7 @@ class Conn {
   // Simple-query protocol: one or more ";"-separated statements sent in one message, text
   // results. `copy` provides the rows of a COPY ... FROM STDIN among them. One round trip,
   // plus one for the COPY. Throws the first error after reading every result.
-  std::vector<Result> simple(std::string_view sql, Context ctx,
-                             const CopyProducer* copy = nullptr);
+  std::vector<Result> simple(std::string_view sql, Context ctx, const CopyProducer* copy = nullptr);
 
   // Rolls back an open (or failed) transaction, if any; never throws. A connection that
   // cannot even do that is marked broken.
@@ -170,8 +169,8 @@ class Conn {
   std::string describe_;
   bool broken_ = false;
   bool pipeline_ = false;
-  int queued_ = 0;               // statements queued since the last send_batch
-  std::deque<int> batches_;      // statements per batch sent and not yet read
+  int queued_ = 0;           // statements queued since the last send_batch
+  std::deque<int> batches_;  // statements per batch sent and not yet read
 };
 
 }  // namespace relstore::postgresql

@@ -76,7 +76,8 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
 
   if (state == "55P03") {  // lock_not_available: lock_timeout expired
     if (ctx == Context::vote) {
-      throw LockConflictError(text("another transaction holds a lock on an object this one writes"));
+      throw LockConflictError(
+          text("another transaction holds a lock on an object this one writes"));
     }
     if (ctx == Context::commit) {
       throw UnableToAcquireCommitLockError(text("could not take the commit lock in time"));
@@ -93,8 +94,9 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     throw DisconnectedError(text("the server has no connection slots left"));
   }
   if (state == "57P01" || state == "57P02" || state == "57P03") {
-    throw DisconnectedError(text("the server ended the connection (shutdown, restart or an "
-                                 "administrator command); the next transaction reconnects"));
+    throw DisconnectedError(
+        text("the server ended the connection (shutdown, restart or an "
+             "administrator command); the next transaction reconnects"));
   }
   if (state == "28P01" || state == "28000") {
     throw StorageError(text("authentication failed; check the user name and password"));
@@ -102,8 +104,9 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   if (state == "3D000") throw SchemaError(text("the database does not exist"));
   if (state == "42501") {
     if (ctx == Context::schema) {
-      throw SchemaError(text("permission denied: the role needs CREATE on the schema (e.g. a "
-                             "database it owns, or GRANT CREATE ON SCHEMA public)"));
+      throw SchemaError(
+          text("permission denied: the role needs CREATE on the schema (e.g. a "
+               "database it owns, or GRANT CREATE ON SCHEMA public)"));
     }
     throw SchemaError(text("permission denied"));
   }
@@ -112,13 +115,15 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   }
   if (state == "42P01") throw SchemaError(text("the database lacks a table relstore needs"));
   if (state == "42883") {
-    throw SchemaError(text("relstore's server functions are missing; open the database once "
-                           "with a writable storage to install them"));
+    throw SchemaError(
+        text("relstore's server functions are missing; open the database once "
+             "with a writable storage to install them"));
   }
   if (state == "25006") throw ReadOnlyError(text("the server refused a write"));
   if (state == "53200") {
-    throw StorageError(text("the server ran out of lock memory (a transaction locks one "
-                            "entry per modified object; raise max_locks_per_transaction)"));
+    throw StorageError(
+        text("the server ran out of lock memory (a transaction locks one "
+             "entry per modified object; raise max_locks_per_transaction)"));
   }
   if (state == "57014") throw StorageError(text("the statement was canceled"));
   if (cls == "23") throw StorageError(text("constraint violated"));
@@ -126,8 +131,9 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     if (ctx == Context::connect) {
       throw DisconnectedError(text("cannot connect to the PostgreSQL server"));
     }
-    throw DisconnectedError(text("the connection to the PostgreSQL server was lost; the next "
-                                 "transaction reconnects"));
+    throw DisconnectedError(
+        text("the connection to the PostgreSQL server was lost; the next "
+             "transaction reconnects"));
   }
   throw StorageError(text("PostgreSQL error"));
 }

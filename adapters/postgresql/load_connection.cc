@@ -100,8 +100,7 @@ bool PgLoadConnection::exists(Oid oid) {
 }
 
 std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
-  const Result r =
-      run(q_.history, Params().int64(oid.sql()).int64(static_cast<int64_t>(size)));
+  const Result r = run(q_.history, Params().int64(oid.sql()).int64(static_cast<int64_t>(size)));
   std::vector<HistoryEntry> out;
   for (int i = 0; i < r.rows(); ++i) {
     HistoryEntry e;
@@ -117,7 +116,7 @@ std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
 }
 
 std::vector<std::pair<Oid, backend::StateRow>> PgLoadConnection::current_records(Oid from,
-                                                                                size_t limit) {
+                                                                                 size_t limit) {
   const Result r =
       run(q_.current_records, Params().int64(from.sql()).int64(static_cast<int64_t>(limit)));
   std::vector<std::pair<Oid, backend::StateRow>> out;

@@ -37,10 +37,12 @@ void OidAllocator::set_min(Oid oid) {
   // space apart from RelStorage's one-key object locks).
   const std::string n = std::to_string(block);
   try {
-    conn_.simple("BEGIN; SELECT pg_advisory_xact_lock(1919249523, 2); "
-                 "SELECT setval('zoid_seq', " + n + ") FROM zoid_seq WHERE " + n +
-                     " > CASE WHEN is_called THEN last_value ELSE last_value - 1 END; COMMIT",
-                 Context::other);
+    conn_.simple(
+        "BEGIN; SELECT pg_advisory_xact_lock(1919249523, 2); "
+        "SELECT setval('zoid_seq', " +
+            n + ") FROM zoid_seq WHERE " + n +
+            " > CASE WHEN is_called THEN last_value ELSE last_value - 1 END; COMMIT",
+        Context::other);
   } catch (...) {
     conn_.rollback_quietly();
     throw;

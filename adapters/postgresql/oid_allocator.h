@@ -1,9 +1,9 @@
 // OID blocks from the zoid_seq sequence, as RelStorage allocates them on PostgreSQL.
 #pragma once
 
-#include "adapters/postgresql/driver.h"
 #include <vector>
 
+#include "adapters/postgresql/driver.h"
 #include "relstore/types.h"
 
 namespace relstore::postgresql {

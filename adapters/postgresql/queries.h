@@ -13,7 +13,8 @@ struct Queries {
   Statement load_before;      // (zoid, tid) -> tid, state, next tid
   Statement history;          // (zoid, limit) -> tid, size, user, description, extension
   Statement current_records;  // (from zoid, limit) -> zoid, tid, state
-  Statement iter_transactions;  // (after tid, stop, limit) -> tid, packed, user, description, extension
+  Statement
+      iter_transactions;  // (after tid, stop, limit) -> tid, packed, user, description, extension
   const char* count_objects;
   const char* count_transactions;
 };

@@ -131,14 +131,13 @@ const char* mode_name(bool keep_history) {
 
 const std::vector<std::string>& function_names() {
   // SQL-language functions are checked when created: callees come first.
-  static const std::vector<std::string> kNames = {
-      "relstore_tid_for_epoch", "relstore_current_tid", "relstore_later_than",
-      "relstore_lock_and_detect", "relstore_finish"};
+  static const std::vector<std::string> kNames = {"relstore_tid_for_epoch", "relstore_current_tid",
+                                                  "relstore_later_than", "relstore_lock_and_detect",
+                                                  "relstore_finish"};
   return kNames;
 }
 
-bool install_schema(const Location& loc, const StorageOptions& options,
-                    backend::Adapter& counter) {
+bool install_schema(const Location& loc, const StorageOptions& options, backend::Adapter& counter) {
   const bool may_change = options.create && !options.read_only;
   const std::string& db = loc.connect.describe;
   auto conn = open_conn(loc, Role::admin, &counter);
@@ -167,9 +166,12 @@ bool install_schema(const Location& loc, const StorageOptions& options,
     seen = inspect(*conn);
   }
 
-  const bool keep_history = seen.relations.count("transaction") || seen.relations.count("current_object");
-  if (keep_history && !(seen.relations.count("transaction") && seen.relations.count("current_object"))) {
-    throw SchemaError(db + " has only one of the tables transaction and current_object; the "
+  const bool keep_history =
+      seen.relations.count("transaction") || seen.relations.count("current_object");
+  if (keep_history &&
+      !(seen.relations.count("transaction") && seen.relations.count("current_object"))) {
+    throw SchemaError(db +
+                      " has only one of the tables transaction and current_object; the "
                       "schema is damaged");
   }
   if (options.history != HistoryMode::detect &&
@@ -231,8 +233,8 @@ void apply_one(Conn& conn, const Migration& m, bool keep_history) {
 std::string schema_version(Conn& conn) {
   const Result has = query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL");
   if (!has.int64(0, 0)) return "RelStorage (no relstore_schema table)";
-  return std::to_string(query(conn, "SELECT COALESCE(MAX(version), 0) FROM relstore_schema")
-                            .int64(0, 0));
+  return std::to_string(
+      query(conn, "SELECT COALESCE(MAX(version), 0) FROM relstore_schema").int64(0, 0));
 }
 
 }  // namespace relstore::postgresql

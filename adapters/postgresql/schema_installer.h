@@ -17,8 +17,7 @@ namespace relstore::postgresql {
 // Every change happens in one transaction: on any error nothing is left half-created.
 // Returns whether the database preserves history. Throws SchemaError when the database
 // has no schema and may not get one, is in the other history mode, or is damaged.
-bool install_schema(const Location& loc, const StorageOptions& options,
-                    backend::Adapter& counter);
+bool install_schema(const Location& loc, const StorageOptions& options, backend::Adapter& counter);
 
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Conn& conn);

@@ -99,8 +99,8 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
     bytes_since_truncate_ += kRowOverhead + (r.state ? r.state->size() : 0);
   }
   if (!req.records.empty()) sql += std::string("; ") + kCopyTempStore;
-  const bool call = req.check_conflicts || !req.read_current.empty() ||
-                    (req.forced_tid && loc_.keep_history);
+  const bool call =
+      req.check_conflicts || !req.read_current.empty() || (req.forced_tid && loc_.keep_history);
   if (call) {
     std::vector<int64_t> oids, tids;
     for (const auto& rc : req.read_current) {

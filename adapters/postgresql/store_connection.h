@@ -34,7 +34,7 @@ class PgStoreConnection : public backend::StoreConnection {
   const Location& loc_;
   backend::Adapter& adapter_;
   std::unique_ptr<Conn> conn_;
-  int oid_blocks_ = 1;  // blocks the next allocation takes (doubles up to 16)
+  int oid_blocks_ = 1;               // blocks the next allocation takes (doubles up to 16)
   size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
 };
 

@@ -93,12 +93,15 @@ TEST_P(PostgresqlRoundTrips, CommitsNeverScanTheBigTables) {
   // ("transaction" holds two rows here, so scanning it for the foreign-key checks is right.)
   const std::string tables = "relname IN ('object_state', 'current_object')";
   auto seq_scans = [&] {
-    return db.scalar("SELECT string_agg(relname || '=' || seq_scan, ',' ORDER BY relname) "
-                     "FROM pg_stat_user_tables WHERE " + tables);
+    return db.scalar(
+        "SELECT string_agg(relname || '=' || seq_scan, ',' ORDER BY relname) "
+        "FROM pg_stat_user_tables WHERE " +
+        tables);
   };
   auto writes = [&] {
-    return std::stoll(db.scalar("SELECT pg_stat_clear_snapshot(); SELECT n_tup_ins + n_tup_upd "
-                                "FROM pg_stat_user_tables WHERE relname = 'object_state'"));
+    return std::stoll(
+        db.scalar("SELECT pg_stat_clear_snapshot(); SELECT n_tup_ins + n_tup_upd "
+                  "FROM pg_stat_user_tables WHERE relname = 'object_state'"));
   };
   // A backend reports its statistics at the end of a transaction when a second has passed
   // since its last report (else after ten idle seconds): one more commit after a pause
@@ -153,10 +156,10 @@ TEST_P(PostgresqlRoundTrips, TempStoreStaysSmall) {
     inst->tpc_finish(txn);
   }
   // 9 MB went through it. (Another session's temporary table can be sized, not read.)
-  const std::string size =
-      db.scalar("SELECT COALESCE(MAX(pg_total_relation_size(c.oid)), -1) FROM pg_class c "
-                "JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE c.relname = 'temp_store' AND n.nspname LIKE 'pg_temp%'");
+  const std::string size = db.scalar(
+      "SELECT COALESCE(MAX(pg_total_relation_size(c.oid)), -1) FROM pg_class c "
+      "JOIN pg_namespace n ON n.oid = c.relnamespace "
+      "WHERE c.relname = 'temp_store' AND n.nspname LIKE 'pg_temp%'");
   EXPECT_GE(std::stoll(size), 0) << "no temp_store found";
   EXPECT_LT(std::stoll(size), 1 << 20) << "temp_store holds " << size << " bytes";
 }
@@ -258,9 +261,8 @@ TEST(PostgresqlLocks, VotedTransactionHoldsAdvisoryLocksOnItsObjects) {
   const auto r = probe->simple("SELECT pg_try_advisory_xact_lock(42)", postgresql::Context::other);
   EXPECT_EQ(r.front().int64(0, 0), 0) << "object 42 is not locked";
   inst->tpc_finish(txn);
-  const auto after =
-      probe->simple("SELECT pg_try_advisory_lock(42), pg_advisory_unlock(42)",
-                    postgresql::Context::other);
+  const auto after = probe->simple("SELECT pg_try_advisory_lock(42), pg_advisory_unlock(42)",
+                                   postgresql::Context::other);
   EXPECT_EQ(after.front().int64(0, 0), 1) << "the lock outlived the commit";
 }
 

@@ -55,8 +55,9 @@ TEST(PostgresqlConnect, WrongPasswordIsAClearNonRetryableErrorWithoutThePassword
 
 TEST(PostgresqlConnect, UnreachableServerIsAClearError) {
   RELSTORE_NEED_POSTGRESQL();
-  const std::string uri = "postgresql://relstore:Secr3t@127.0.0.1:" +
-                          std::to_string(closed_port()) + "/nothing?connect_timeout=3";
+  const std::string uri =
+      "postgresql://relstore:Secr3t@127.0.0.1:" + std::to_string(closed_port()) +
+      "/nothing?connect_timeout=3";
   try {
     open_storage(uri);
     FAIL() << "connected to a closed port";
@@ -138,9 +139,10 @@ TEST(PostgresqlConnect, NoLoadConnectionIsIdleInTransactionAfterReleaseSnapshot)
 }
 
 void terminate_connections(TestDatabase& db, const std::string& role) {
-  db.exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-          "WHERE datname = current_database() AND application_name = 'relstore " +
-          role + "'");
+  db.exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+      "WHERE datname = current_database() AND application_name = 'relstore " +
+      role + "'");
   // Wait until the server has ended them.
   for (int i = 0; i < 200; ++i) {
     if (db.scalar("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "

@@ -52,13 +52,13 @@ void exec_on_server(const std::string& sql);
 }  // namespace relstore::pgtest
 
 // Skips the test when no server is configured, or fails it when one is required.
-#define RELSTORE_NEED_POSTGRESQL()                                                        \
-  do {                                                                                    \
-    if (!::relstore::pgtest::server_uri()) {                                              \
-      if (::relstore::pgtest::server_required()) {                                        \
-        FAIL() << "postgresql is required (RELSTORE_TEST_REQUIRE) but "                   \
-                  "RELSTORE_TEST_POSTGRESQL_URI is not set";                              \
-      }                                                                                   \
+#define RELSTORE_NEED_POSTGRESQL()                                                       \
+  do {                                                                                   \
+    if (!::relstore::pgtest::server_uri()) {                                             \
+      if (::relstore::pgtest::server_required()) {                                       \
+        FAIL() << "postgresql is required (RELSTORE_TEST_REQUIRE) but "                  \
+                  "RELSTORE_TEST_POSTGRESQL_URI is not set";                             \
+      }                                                                                  \
       GTEST_SKIP() << "postgresql unavailable: RELSTORE_TEST_POSTGRESQL_URI is not set"; \
-    }                                                                                     \
+    }                                                                                    \
   } while (0)

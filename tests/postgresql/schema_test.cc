@@ -31,9 +31,9 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   for (const char* table : {"commit_row_lock", "transaction", "object_state", "current_object",
                             "blob_chunk", "object_ref", "object_refs_added", "pack_object",
                             "pack_state", "pack_state_tid", "relstore_schema"}) {
-    EXPECT_EQ(count(db, std::string("SELECT COUNT(*) FROM pg_tables WHERE tablename = '") +
-                            table + "'"),
-              "1")
+    EXPECT_EQ(
+        count(db, std::string("SELECT COUNT(*) FROM pg_tables WHERE tablename = '") + table + "'"),
+        "1")
         << table;
   }
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_class WHERE relname = 'zoid_seq' AND relkind = 'S'"),
@@ -55,8 +55,9 @@ TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("schema_hf");
   open_storage(db.uri("history=free"))->close();
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_tables WHERE tablename IN "
-                      "('transaction', 'current_object', 'pack_state')"),
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM pg_tables WHERE tablename IN "
+                  "('transaction', 'current_object', 'pack_state')"),
             "0");
   EXPECT_FALSE(open_storage(db.uri())->keep_history());
 }
@@ -129,8 +130,9 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   load_fixture(db);
   auto st = open_storage(db.uri());
   EXPECT_TRUE(st->keep_history());
-  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM information_schema.columns "
-                      "WHERE table_name = 'transaction' AND column_name = 'is_empty'"),
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM information_schema.columns "
+                  "WHERE table_name = 'transaction' AND column_name = 'is_empty'"),
             "1");
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
@@ -176,9 +178,10 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
   EXPECT_NE(installed.find("relstore_finish=relstore md5 "), std::string::npos) << installed;
   EXPECT_NE(installed.find("relstore_lock_and_detect="), std::string::npos) << installed;
   // Someone replaced one: the next open puts relstore's text back.
-  db.exec("CREATE OR REPLACE FUNCTION relstore_later_than(p_new BIGINT, p_last BIGINT) "
-          "RETURNS BIGINT LANGUAGE sql AS 'SELECT 0::BIGINT'; "
-          "COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS 'changed'");
+  db.exec(
+      "CREATE OR REPLACE FUNCTION relstore_later_than(p_new BIGINT, p_last BIGINT) "
+      "RETURNS BIGINT LANGUAGE sql AS 'SELECT 0::BIGINT'; "
+      "COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS 'changed'");
   open_storage(db.uri())->close();
   EXPECT_EQ(db.scalar(checksums), installed);
   EXPECT_EQ(db.scalar("SELECT relstore_later_than(5, 9)"), "10");

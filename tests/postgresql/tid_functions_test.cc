@@ -41,8 +41,14 @@ TEST_F(TidFunctions, KnownVector) {
 TEST_F(TidFunctions, AgreeWithTimeStampFromUnix) {
   std::mt19937_64 rng(20240601);
   std::uniform_real_distribution<double> when(0.0, 4102444800.0);  // 1970 … 2100
-  std::vector<double> times = {0.0, 59.999999, 60.0, 951782399.5, 951782400.25, 1620059029.888861,
-                               1709251199.9999995, 4102444799.999};
+  std::vector<double> times = {0.0,
+                               59.999999,
+                               60.0,
+                               951782399.5,
+                               951782400.25,
+                               1620059029.888861,
+                               1709251199.9999995,
+                               4102444799.999};
   for (int i = 0; i < 200; ++i) times.push_back(when(rng));
   std::string list;
   for (double t : times) list += (list.empty() ? "" : ", ") + epoch_literal(t) + "::text";
@@ -62,9 +68,9 @@ TEST_F(TidFunctions, AgreeWithTimeStampFromUnix) {
 TEST_F(TidFunctions, LaterThanAgreesWithTimeStampLaterThan) {
   const uint64_t full = 0xffffffffULL;
   const std::vector<std::pair<uint64_t, uint64_t>> cases = {
-      {0x03dfd117d4dbf099ULL, 0x03dfd117d4dbf098ULL},  // newer: kept
-      {0x03dfd117d4dbf099ULL, 0x03dfd117d4dbf099ULL},  // equal: last + 1
-      {0x0300000000000000ULL, 0x03dfd117d4dbf099ULL},  // clock behind: last + 1
+      {0x03dfd117d4dbf099ULL, 0x03dfd117d4dbf098ULL},        // newer: kept
+      {0x03dfd117d4dbf099ULL, 0x03dfd117d4dbf099ULL},        // equal: last + 1
+      {0x0300000000000000ULL, 0x03dfd117d4dbf099ULL},        // clock behind: last + 1
       {0, TimeStamp(2021, 4, 30, 23, 59, 0).raw() | full},   // to May 1
       {0, TimeStamp(2020, 2, 29, 23, 59, 0).raw() | full},   // leap day to March 1
       {0, TimeStamp(2021, 12, 31, 23, 59, 0).raw() | full},  // to the next year

@@ -1,13 +1,12 @@
 // The PostgreSQL error translation table (adapters/postgresql/errors.cc), and the
 // URI-to-libpq parameter mapping; neither needs a server.
-#include "adapters/postgresql/errors.h"
-
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <typeinfo>
 
 #include "adapters/postgresql/adapter.h"
+#include "adapters/postgresql/errors.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -53,8 +52,8 @@ TEST(PostgresqlErrors, TranslationTable) {
       {"XX000", Context::other, false, is<StorageError>, false, "PostgreSQL error"},
   };
   for (const auto& c : cases) {
-    const std::string name = std::string(c.sqlstate) + " in context " +
-                             std::to_string(static_cast<int>(c.ctx));
+    const std::string name =
+        std::string(c.sqlstate) + " in context " + std::to_string(static_cast<int>(c.ctx));
     ServerError e{c.sqlstate, "the server's message", "", "", c.connection_lost};
     try {
       throw_error(e, c.ctx, "doing something on postgresql://u:***@h/db");
