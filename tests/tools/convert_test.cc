@@ -19,6 +19,7 @@
 #include "relstore/storage.h"
 #include "relstore/timestamp.h"
 #include "support/corpus.h"
+#include "support/server_db.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -65,15 +66,12 @@ std::vector<std::string> differences(const std::string& a, const std::string& b)
 // environment names their servers (CI does), each in the mode asked for.
 std::vector<std::string> server_legs(bool keep_history) {
   std::vector<std::string> out;
-  for (const char* env : {"RELSTORE_TEST_POSTGRESQL_URI", "RELSTORE_TEST_MYSQL_URI"}) {
-    const char* uri = std::getenv(env);
-    if (!uri) continue;
-    // One database per mode, as the conformance contexts make them (<db>_hf, <db>_hp);
-    // ctest keeps these tests and those suites from running at the same time.
-    StorageUri u = StorageUri::parse(uri);
-    u.database += keep_history ? "_hp" : "_hf";
-    u.params["history"] = keep_history ? "preserving" : "free";
-    out.push_back(u.text());
+  for (Scheme scheme : {Scheme::postgresql, Scheme::mysql}) {
+    if (!testing::server_base_uri(scheme)) continue;
+    // A database of its own per mode (a database keeps one mode for its life); ctest keeps
+    // these tests from running alongside that backend's conformance suite.
+    out.push_back(testing::server_database_uri(scheme, keep_history ? "_convert_hp" : "_convert_hf",
+                                               keep_history));
   }
   return out;
 }
