@@ -43,7 +43,14 @@ backend::LoadConnection& DbInstance::load_conn() {
 
 void DbInstance::restart_snapshot() {
   auto& conn = load_conn();
-  const std::optional<Tid> since = had_snapshot_ ? std::optional(snapshot_tid_) : std::nullopt;
+  // Without an earlier snapshot, what this instance knows comes from its own commits: the
+  // changes since just before the first of them tell which of those states are stale.
+  std::optional<Tid> since;
+  if (had_snapshot_) {
+    since = snapshot_tid_;
+  } else if (first_own_commit_) {
+    since = Tid(first_own_commit_->value() - 1);
+  }
   backend::PollResult r;
   {
     std::shared_lock visible(storage_.visibility());
@@ -57,7 +64,7 @@ void DbInstance::restart_snapshot() {
       known_.erase(oid);
       pending_.insert(oid);
     }
-  } else if (had_snapshot_ || !known_.empty()) {
+  } else if (had_snapshot_ || !known_.empty()) {  // (a dialect that could not list changes)
     // No baseline to compare with, but this instance already holds states (its own
     // commits made before any snapshot): they may be stale now.
     pending_everything_ = true;
@@ -69,6 +76,7 @@ void DbInstance::restart_snapshot() {
     known_.clear();
   }
   own_commits_.clear();
+  first_own_commit_.reset();
   had_snapshot_ = true;
   snapshot_tid_ = r.last_tid;
   if (known_.size() > kMaxKnown) known_.clear();
@@ -377,6 +385,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   }
   own_commits_.insert(tid);
   last_own_commit_ = std::max(last_own_commit_, tid);
+  if (!had_snapshot_ && !first_own_commit_) first_own_commit_ = tid;
   reset_txn();
   // The commit is durable; the callback runs before any instance of this storage can
   // start a snapshot that sees it.
