@@ -48,4 +48,12 @@ step "unit tests and SQLite conformance under the sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan -j "$jobs" --output-on-failure --timeout 900 -L 'unit|conformance'
 
+step "thread sanitizer build of the SQLite conformance suite"
+cmake -S . -B build-tsan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRELSTORE_SANITIZE=thread \
+  -DRELSTORE_WITH_POSTGRESQL=OFF -DRELSTORE_WITH_MYSQL=OFF
+cmake --build build-tsan -j "$jobs" --target conformance_sqlite counter_worker
+step "concurrency tests under ThreadSanitizer"
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/conformance/conformance_sqlite \
+  --gtest_filter='*Concurrency*:*FinishCallback*:*ReadCurrentKeeps*:*FinishAfterASuccessfulVote*:*NewOid*'
+
 step "all tests passed"

@@ -15,6 +15,10 @@ int main(int argc, char** argv) {
       "mysql://user:pw@host:port/db, file:///path/Data.fs (options as ?key=value)");
   relstore::cli::add_info_command(app);
   relstore::cli::add_bench_command(app);
+  relstore::cli::add_migrate_command(app);
+  relstore::cli::add_sample_command(app);
+  relstore::cli::add_convert_command(app);
+  relstore::cli::add_json_mirror_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

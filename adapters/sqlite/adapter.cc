@@ -1,8 +1,12 @@
 #include "adapters/sqlite/adapter.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 
+#include "adapters/sqlite/bulk_loader.h"
 #include "adapters/sqlite/db_iterator.h"
+#include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/load_connection.h"
 #include "adapters/sqlite/oid_allocator.h"
 #include "adapters/sqlite/queries.h"
@@ -21,17 +25,39 @@ std::unique_ptr<Db> open_main(const Location& loc, Role role) {
   db->exec("PRAGMA foreign_keys = ON");
   if (writable) {
     db->exec("PRAGMA synchronous = NORMAL");
+    // Checkpoints are where WAL mode syncs; each commit appends whole pages to the WAL, so
+    // the default 1000-page threshold checkpoints (and fsyncs twice) every few dozen small
+    // commits. 10000 pages (40 MB) keeps the WAL bounded and the syncs rare.
+    db->exec("PRAGMA wal_autocheckpoint = 10000");
   } else {
     db->exec("PRAGMA query_only = ON");
   }
+  for (const auto& [name, value] : loc.pragmas) db->exec("PRAGMA " + name + " = " + value);
   return db;
 }
 
 SqliteAdapter::SqliteAdapter(const StorageUri& uri, const StorageOptions& options) {
-  if (!options.driver.empty()) {
-    throw ConfigError("unknown option '" + options.driver.begin()->first +
-                      "' for a sqlite: URI (known: history, read_only, cache_mb, "
-                      "commit_lock_timeout, create)");
+  for (const auto& [key, value] : options.driver) {
+    if (!key.starts_with("pragma.")) {
+      throw ConfigError("unknown option '" + key +
+                        "' for a sqlite: URI (known: history, read_only, cache_mb, "
+                        "commit_lock_timeout, create, pragma.NAME)");
+    }
+    const std::string name = key.substr(7);
+    // Pragmas are spliced into SQL text: allow only plain names and values.
+    auto plain = [](const std::string& s) {
+      return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+      });
+    };
+    if (!plain(name) || !plain(value)) {
+      throw ConfigError("option " + key + ": pragma names and values may hold only letters, "
+                        "digits, '_', '-' and '.'");
+    }
+    if (name == "journal_mode" || name == "query_only" || name == "foreign_keys") {
+      throw ConfigError("option " + key + ": relstore needs this pragma as it sets it");
+    }
+    loc_.pragmas.emplace_back(name, value);
   }
   namespace fs = std::filesystem;
   loc_.dir = uri.database;
@@ -91,6 +117,67 @@ void SqliteAdapter::zap_all() {
     throw;
   }
   OidAllocator(loc_).reset();
+}
+
+BulkLoader& SqliteAdapter::bulk() {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_);
+  return *bulk_;
+}
+
+void SqliteAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  bulk().apply_current(records);
+}
+
+void SqliteAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+  bulk().restore(transactions);
+}
+
+void SqliteAdapter::bulk_finish() { bulk_.reset(); }
+
+SqliteAdapter::~SqliteAdapter() = default;
+
+Db& SqliteAdapter::mirror_db() {
+  if (!mirror_db_) mirror_db_ = open_main(loc_, loc_.read_only ? Role::inspect : Role::store);
+  return *mirror_db_;
+}
+
+backend::MirrorState SqliteAdapter::mirror_state() {
+  return json_mirror::state(mirror_db(), loc_.keep_history);
+}
+
+void SqliteAdapter::set_mirror_mode(MirrorMode mode) {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::set_mode(mirror_db(), mode);
+}
+
+backend::MirrorChanges SqliteAdapter::mirror_changes(Tid since, size_t limit) {
+  return json_mirror::changes(mirror_db(), loc_.keep_history, since, limit);
+}
+
+std::vector<Oid> SqliteAdapter::mirror_orphans(size_t limit) {
+  return json_mirror::orphans(mirror_db(), loc_.keep_history, limit);
+}
+
+void SqliteAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::apply(mirror_db(), loc_.keep_history, batch, mirrored_to);
+}
+
+void SqliteAdapter::mirror_clear() {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::clear(mirror_db());
+}
+
+std::vector<int> SqliteAdapter::applied_migrations() {
+  auto db = open_main(loc_, Role::inspect);
+  return applied_versions(*db);
+}
+
+void SqliteAdapter::apply_migration(const Migration& migration) {
+  if (loc_.read_only) throw ReadOnlyError();
+  auto db = open_main(loc_, Role::store);
+  apply_one(*db, migration, loc_.keep_history);
 }
 
 }  // namespace relstore::sqlite

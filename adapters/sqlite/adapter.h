@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "adapters/sqlite/driver.h"
 #include "backend/adapter.h"
@@ -17,6 +19,9 @@ struct Location {
   bool keep_history = true;
   bool read_only = false;
   double lock_timeout = 30.0;
+  // User pragmas from `?pragma.NAME=VALUE` (zodbconvert's <pragmas>), applied to every
+  // connection after relstore's own.
+  std::vector<std::pair<std::string, std::string>> pragmas;
 };
 
 enum class Role { load, store, inspect };
@@ -25,9 +30,12 @@ enum class Role { load, store, inspect };
 // for load and inspect connections).
 std::unique_ptr<Db> open_main(const Location& loc, Role role);
 
+class BulkLoader;
+
 class SqliteAdapter : public backend::Adapter {
  public:
   SqliteAdapter(const StorageUri& uri, const StorageOptions& options);
+  ~SqliteAdapter() override;
 
   std::string dialect() const override { return "sqlite"; }
   bool keep_history() const override { return loc_.keep_history; }
@@ -39,10 +47,27 @@ class SqliteAdapter : public backend::Adapter {
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
   void zap_all() override;
+  bool supports_bulk() const override { return !loc_.read_only; }
+  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_finish() override;
+  backend::MirrorState mirror_state() override;
+  void set_mirror_mode(MirrorMode mode) override;
+  backend::MirrorChanges mirror_changes(Tid since, size_t limit) override;
+  std::vector<Oid> mirror_orphans(size_t limit) override;
+  void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) override;
+  void mirror_clear() override;
+  std::vector<int> applied_migrations() override;
+  void apply_migration(const Migration& migration) override;
 
  private:
+  BulkLoader& bulk();
+  Db& mirror_db();
+
   Location loc_;
   std::string describe_;
+  std::unique_ptr<BulkLoader> bulk_;
+  std::unique_ptr<Db> mirror_db_;  // the connection mirror maintenance uses
 };
 
 }  // namespace relstore::sqlite

@@ -1,5 +1,7 @@
 #include "adapters/sqlite/oid_allocator.h"
 
+#include <algorithm>
+
 #include "embedded_sql.h"
 #include "relstore/errors.h"
 
@@ -38,12 +40,22 @@ void OidAllocator::ensure_schema() {
   });
 }
 
-Oid OidAllocator::allocate() {
-  const int64_t block = in_write_txn(*db_, [&] {
-    return db_->query_int("UPDATE new_oid SET zoid = zoid + 1 RETURNING zoid", -1);
+std::vector<Oid> OidAllocator::allocate() {
+  // The row keeps meaning "the last block handed out", as RelStorage reads it; we take
+  // several blocks at once.
+  const int64_t blocks = blocks_;
+  const int64_t last = in_write_txn(*db_, [&] {
+    Stmt& s = db_->prepared("UPDATE new_oid SET zoid = zoid + ? RETURNING zoid");
+    StmtScope scope(s);
+    s.bind(1, blocks);
+    return s.step() ? s.int64(0) : int64_t{-1};
   });
-  if (block <= 0) throw SchemaError(db_->path() + ": the new_oid table is empty or damaged");
-  return Oid(static_cast<uint64_t>(block) * 16);
+  if (last < blocks) throw SchemaError(db_->path() + ": the new_oid table is empty or damaged");
+  blocks_ = std::min<int64_t>(blocks_ * 2, 128);
+  std::vector<Oid> out;
+  const auto first = static_cast<uint64_t>(last - blocks + 1) * 16 - 15;
+  for (uint64_t oid = first; oid <= static_cast<uint64_t>(last) * 16; ++oid) out.emplace_back(oid);
+  return out;
 }
 
 void OidAllocator::set_min(Oid oid) {

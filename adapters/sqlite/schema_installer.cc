@@ -131,8 +131,10 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   const bool needs_adoption =
       !tables.count("relstore_schema") ||
       db.query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0;
+  // Every writable open makes sure of WAL mode, which a bulk load interrupted by a crash
+  // may have left switched off (bulk_loader.h).
+  if (may_create) db.exec("PRAGMA journal_mode = WAL");
   if (may_create && needs_adoption) {
-    db.exec("PRAGMA journal_mode = WAL");
     db.exec("BEGIN IMMEDIATE");
     try {
       adopt_schema(db, tables);
@@ -144,6 +146,28 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   }
   if (may_create) OidAllocator(loc).ensure_schema();
   return keep_history;
+}
+
+std::vector<int> applied_versions(Db& db) {
+  std::vector<int> out;
+  if (!table_names(db).count("relstore_schema")) return out;
+  Stmt& s = db.prepared("SELECT version FROM relstore_schema ORDER BY version");
+  StmtScope scope(s);
+  while (s.step()) out.push_back(static_cast<int>(s.int64(0)));
+  return out;
+}
+
+void apply_one(Db& db, const Migration& m, bool keep_history) {
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    db.exec(embedded_sql("sql/sqlite/schema_version.sql"));
+    for (const std::string& stmt : migration_statements(m.text, keep_history)) db.exec(stmt);
+    record_migration(db, m.version, m.name);
+    db.exec("COMMIT");
+  } catch (...) {
+    db.exec("ROLLBACK");
+    throw;
+  }
 }
 
 std::string schema_version(Db& db) {

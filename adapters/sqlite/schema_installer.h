@@ -5,6 +5,7 @@
 
 #include "adapters/sqlite/adapter.h"
 #include "relstore/uri.h"
+#include "schema/migrations.h"
 
 namespace relstore::sqlite {
 
@@ -17,5 +18,11 @@ bool install_schema(const Location& loc, const StorageOptions& options);
 
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Db& db);
+
+// Versions recorded in relstore_schema, ascending (empty without the table).
+std::vector<int> applied_versions(Db& db);
+
+// Runs one migration's statements for the mode and records it, in one write transaction.
+void apply_one(Db& db, const Migration& m, bool keep_history);
 
 }  // namespace relstore::sqlite

@@ -72,4 +72,9 @@ std::unique_ptr<TransactionIterator> iterate_file_storage(
 std::unique_ptr<TransactionIterator> iterate_file_storage_backward(
     const std::string& path, std::optional<uint64_t> end = std::nullopt);
 
+// The TID of the newest committed transaction, read backward from the end of the file
+// (one header, no scan); zero for a file without transactions. A file whose tail is
+// truncated is read forward instead, stopping at its last complete transaction.
+Tid file_storage_last_tid(const std::string& path, FileStorageWarning on_warning = {});
+
 }  // namespace relstore

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "relstore/storage.h"
 
@@ -13,6 +15,20 @@ StorageInfo inspect_storage(const std::string& uri);
 
 // `relstore info` output: aligned "key value" lines, or one JSON object.
 std::string format_info(const StorageInfo& info, const std::string& redacted_uri, bool json);
+
+struct MigrationStatus {
+  std::string backend;
+  std::vector<int> applied;                            // versions in relstore_schema
+  std::vector<std::pair<int, std::string>> pending;    // (version, name), ascending
+  int newest = 0;
+};
+
+// `relstore migrate status`: reads only.
+MigrationStatus migration_status(const std::string& uri);
+std::string format_migration_status(const MigrationStatus& status);
+// `relstore migrate up`: applies pending migrations in order and returns their file names
+// ("0002_name"); with `dry_run` lists them and changes nothing.
+std::vector<std::string> migrate_up(const std::string& uri, bool dry_run);
 
 // Bytes as "1.2 MiB".
 std::string human_bytes(uint64_t bytes);

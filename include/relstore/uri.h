@@ -48,6 +48,9 @@ struct StorageUri {
   static StorageUri parse(std::string_view text);
   // The URI with the password (and any password parameter) replaced by "***".
   std::string redacted() const;
+  // The URI as text that parse() reads back, password included: for passing on, never
+  // for printing.
+  std::string text() const;
   // Parses the query parameters into options. Throws ConfigError for a bad value.
   StorageOptions options() const;
 };

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,7 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "mirror/rows.h"
+#include "relstore/errors.h"
+#include "relstore/json_mirror.h"
+#include "relstore/pickle.h"
 #include "relstore/storage.h"
+#include "schema/migrations.h"
 
 namespace relstore::backend {
 
@@ -32,6 +39,8 @@ struct PollResult {
   Tid last_tid;  // the newest TID the new snapshot sees (zero when empty)
   // (oid, tid) committed after `since`; none when no `since` was given.
   std::optional<std::vector<std::pair<Oid, Tid>>> changes;
+  // The JSON mirror's mode, when the dialect reads it along with the poll.
+  std::optional<MirrorMode> mirror_mode;
 };
 
 // A connection whose read transaction is an instance's snapshot.
@@ -89,6 +98,9 @@ struct ConflictRow {
 
 struct FinishRequest {
   const TransactionMetaData* meta = nullptr;
+  // In-commit JSON mirror rows for this commit's records (their tid is the commit's);
+  // null when the mirror is not in in-commit mode.
+  const mirror::Batch* mirror = nullptr;
   std::optional<Tid> forced_tid;  // restore/convert: use this TID as is
   char status = ' ';
   double now = 0;  // the client clock, for dialects that choose TIDs on the client
@@ -108,13 +120,41 @@ class StoreConnection {
   virtual Tid finish(const FinishRequest& req) = 0;
   // Rolls back whatever is in progress and releases every lock. Never throws.
   virtual void rollback() noexcept = 0;
-  // Allocates a block of 16 OIDs in its own transaction; returns the highest one.
-  virtual Oid allocate_oids() = 0;
+  // Allocates fresh OIDs in its own transaction: one or more whole blocks of 16 (block n =
+  // OIDs 16n-15 … 16n, never OID 0), returned in ascending order.
+  virtual std::vector<Oid> allocate_oids() = 0;
   // Makes sure later blocks start above the block holding `oid` (block n = 16n-15 … 16n),
   // so the allocator never hands out `oid` or anything below it. Own transaction.
   virtual void set_min_oid(Oid oid) = 0;
   // Whether the connection is still usable (false after a lost connection).
   virtual bool healthy() const { return true; }
+  // Whether the last vote found the JSON mirror in in-commit mode, for dialects that read
+  // it there (under locks that keep it from changing before finish); none if not read.
+  virtual std::optional<bool> mirror_in_commit() const { return std::nullopt; }
+};
+
+// The mirror as a dialect reports it.
+struct MirrorState {
+  MirrorMode mode = MirrorMode::off;
+  Tid last_tid;
+  Tid database_tid;
+  uint64_t rows = 0;
+  uint64_t errors = 0;
+  uint64_t pending = 0;  // current states with tid > last_tid
+};
+
+// Current states committed after a TID, read in one snapshot, whole transactions only.
+struct MirrorChanges {
+  std::vector<std::pair<Oid, StateRow>> states;  // ascending tid
+  Tid database_tid;  // the snapshot's last TID
+  bool more = false;  // the limit cut the list: ask again from the last tid returned
+};
+
+// A current record for a history-free bulk load (convert).
+struct BulkRecord {
+  Oid oid;
+  Tid tid;
+  std::optional<Bytes> state;  // none: the object is absent (delete its row)
 };
 
 // One per database: opens connections and answers database-wide questions.
@@ -133,6 +173,72 @@ class Adapter {
   virtual StorageInfo info() = 0;
   // Removes every object and transaction and resets the OID allocator.
   virtual void zap_all() = 0;
+
+  // Bulk loading for `relstore convert`: no conflict checks and no locks beyond the
+  // database transaction's. Dialects that have it say so here; convert falls back to
+  // restore through a StorageInstance otherwise.
+  virtual bool supports_bulk() const { return false; }
+  // History-free: writes `records` (one per oid) in one transaction — rows upserted with
+  // their own TIDs, absent ones deleted — and moves the OID allocator past them.
+  virtual void bulk_apply_current(std::span<const BulkRecord> records) {
+    (void)records;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
+  // History-preserving: writes whole transactions (ascending TIDs, new to the database)
+  // in one database transaction, exactly as restore would, and moves the OID allocator
+  // past them.
+  virtual void bulk_restore(std::span<const TransactionRecord> transactions) {
+    (void)transactions;
+    throw StorageError(dialect() + ": bulk loading is not supported");
+  }
+  // The bulk load is over: undo whatever the dialect changed for it.
+  virtual void bulk_finish() {}
+
+  // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---
+  // How this dialect's JSON column wants decoded text (PostgreSQL's jsonb refuses NUL).
+  virtual DecodeOptions mirror_decode_options() const { return {}; }
+  virtual MirrorState mirror_state() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
+  // Sets the mode under the commit lock, so no commit straddles the change.
+  virtual void set_mirror_mode(MirrorMode mode) {
+    (void)mode;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  virtual MirrorChanges mirror_changes(Tid since, size_t limit) {
+    (void)since;
+    (void)limit;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Mirror rows whose object no longer exists (history-free deletions leave no trace to
+  // follow), at most `limit`.
+  virtual std::vector<Oid> mirror_orphans(size_t limit) {
+    (void)limit;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Writes a follow/rebuild batch in one transaction. Each row, error and delete is
+  // applied only if its TID is still the object's current state, so a batch read from an
+  // older snapshot never overwrites what a later commit wrote. Then moves last_tid up to
+  // `mirrored_to` when given.
+  virtual void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+    (void)batch;
+    (void)mirrored_to;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Empties object_json and the error list and sets last_tid to zero.
+  virtual void mirror_clear() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
+  // Waits up to `seconds` for commits (PostgreSQL: LISTEN/NOTIFY); by default just sleeps.
+  virtual void mirror_wait(double seconds) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
+
+  // Versions recorded in relstore_schema, ascending; empty when the table is missing.
+  virtual std::vector<int> applied_migrations() {
+    throw SchemaError(dialect() + ": migrations are not supported yet");
+  }
+  // Applies one migration for this database's mode and records it in relstore_schema (in
+  // one transaction where the dialect has transactional DDL).
+  virtual void apply_migration(const Migration& migration) {
+    throw SchemaError(dialect() + ": cannot apply migration " + migration.name);
+  }
 
   uint64_t round_trips() const { return round_trips_.load(std::memory_order_relaxed); }
   // Connections call this once per server round trip.

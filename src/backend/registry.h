@@ -7,6 +7,9 @@
 
 namespace relstore::backend {
 
+// The adapter for a sqlite:, postgresql: or mysql: URI (ConfigError for others).
+std::unique_ptr<Adapter> open_adapter(const StorageUri& uri, const StorageOptions& options);
+
 std::unique_ptr<Adapter> make_sqlite_adapter(const StorageUri& uri, const StorageOptions& options);
 #ifdef RELSTORE_HAVE_POSTGRESQL
 std::unique_ptr<Adapter> make_postgresql_adapter(const StorageUri& uri,

@@ -113,4 +113,28 @@ std::unique_ptr<TransactionIterator> iterate_file_storage_backward(const std::st
   return fs::make_backward_iterator(std::move(map), e);
 }
 
+Tid file_storage_last_tid(const std::string& path, FileStorageWarning on_warning) {
+  auto map = fs::FileMap::open(path);
+  fs::Scanner scanner(map, on_warning);
+  scanner.check_magic();
+  try {
+    uint64_t end = map->size();
+    while (end > fs::kMagicSize) {
+      const fs::TxnHeader h = scanner.previous(end, nullptr);
+      if (h.status == ' ' || h.status == 'p') return h.tid;
+      end = h.pos;  // 'u' (undone) or a 'c' left by a crash: look further back
+    }
+    return Tid(0);
+  } catch (const FileStorageError&) {
+    // Most likely a truncated tail, which only a forward reading can step over (and
+    // reports as a warning); real damage throws from there too.
+  }
+  auto it = fs::make_forward_iterator(map, std::move(on_warning), std::nullopt, std::nullopt,
+                                      std::nullopt);
+  TransactionRecord t;
+  Tid last;
+  while (it->next(t)) last = t.tid;
+  return last;
+}
+
 }  // namespace relstore

@@ -50,6 +50,7 @@ void DbInstance::restart_snapshot() {
     r = conn.begin_snapshot(since);
   }
   in_snapshot_ = true;
+  if (r.mirror_mode) storage_.note_mirror_mode(*r.mirror_mode);
   if (r.changes) {
     for (const auto& [oid, tid] : *r.changes) {
       if (own_commits_.count(tid)) continue;  // our own commit: the cache already has it
@@ -332,6 +333,17 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   check_txn(txn, Phase::voted, "tpc_finish");
   backend::FinishRequest req;
   req.meta = txn_;
+  // In-commit JSON mirror: rows of the final states (after conflict resolution), written
+  // by finish in the same database transaction. Decoding never fails the commit.
+  mirror::Batch mirror_rows;
+  if (store_->mirror_in_commit().value_or(storage_.mirror_in_commit())) {
+    if (!decoder_) decoder_ = std::make_unique<RecordDecoder>();
+    const DecodeOptions options = storage_.adapter().mirror_decode_options();
+    for (const auto& r : records_) {
+      mirror::add_state(r.oid, Tid(0), r.state, *decoder_, options, mirror_rows);
+    }
+    req.mirror = &mirror_rows;
+  }
   req.forced_tid = forced_tid_;
   req.status = status_;
   req.now = storage_.now();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/adapter.h"
+#include "relstore/pickle.h"
 #include "relstore/storage.h"
 
 namespace relstore {
@@ -90,6 +91,7 @@ class DbInstance : public StorageInstance {
   std::vector<backend::ReadCurrent> read_current_;
   std::unique_ptr<backend::StoreConnection> store_;
   bool restoring_ = false;
+  std::unique_ptr<RecordDecoder> decoder_;  // for in-commit JSON mirror rows
   bool released_ = false;
 };
 

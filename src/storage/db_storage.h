@@ -5,6 +5,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
+#include <vector>
 
 #include "backend/adapter.h"
 #include "relstore/clock.h"
@@ -53,6 +54,13 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   // an instance starts a snapshot, so no instance sees a commit before its callback ran.
   std::shared_mutex& visibility() { return visibility_; }
 
+  // The JSON mirror's mode as last seen by a poll (dialects that read it at vote know it
+  // exactly; this is for the others).
+  bool mirror_in_commit() const { return mirror_in_commit_.load(std::memory_order_relaxed); }
+  void note_mirror_mode(MirrorMode mode) {
+    mirror_in_commit_.store(mode == MirrorMode::in_commit, std::memory_order_relaxed);
+  }
+
   void count_hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
   void count_miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
   void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
@@ -70,11 +78,11 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   std::vector<std::unique_ptr<backend::StoreConnection>> pool_;
 
   std::mutex oid_mu_;
-  uint64_t next_oid_ = 0;   // next OID of the current block to hand out
-  uint64_t block_end_ = 0;  // highest OID of the current block
-  uint64_t high_water_ = 0;  // the allocator is known to be past this
+  std::vector<Oid> free_oids_;  // allocated and not handed out yet, descending
+  uint64_t high_water_ = 0;     // the allocator is known to be past this
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, commits_{0};
+  std::atomic<bool> mirror_in_commit_{false};
 };
 
 }  // namespace relstore

@@ -7,10 +7,9 @@
 #include "storage/db_storage.h"
 
 namespace relstore {
-namespace {
 
-std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
-                                               const StorageOptions& options) {
+std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
+                                                        const StorageOptions& options) {
   switch (uri.scheme) {
     case Scheme::sqlite:
       return backend::make_sqlite_adapter(uri, options);
@@ -34,6 +33,8 @@ std::unique_ptr<backend::Adapter> make_adapter(const StorageUri& uri,
   throw ConfigError("internal: file: URIs do not use a database adapter");
 }
 
+namespace {
+
 bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
   const auto it = options.driver.find(key);
   if (it == options.driver.end()) return fallback;
@@ -47,6 +48,9 @@ bool driver_flag(const StorageOptions& options, const std::string& key, bool fal
 // not exist yet and may be created: a reader takes no lock, so it can read a file that a
 // running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
 std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+  if (options.history == HistoryMode::free) {
+    throw ConfigError("a FileStorage (file: URI) always keeps history; history=free does not apply");
+  }
   FileStorageOptions fo;
   std::error_code ec;
   const bool missing = !std::filesystem::exists(uri.database, ec);
@@ -90,7 +94,7 @@ class StorageHandle : public Storage {
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
   if (uri.scheme == Scheme::file) return open_file(uri, options);
   return std::make_unique<StorageHandle>(
-      std::make_shared<DbStorage>(make_adapter(uri, options), options));
+      std::make_shared<DbStorage>(backend::open_adapter(uri, options), options));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {

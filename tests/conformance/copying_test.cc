@@ -6,6 +6,8 @@
 namespace relstore::conformance {
 namespace {
 
+using namespace std::string_literals;
+
 using Copying = StorageTest;
 
 std::vector<TransactionRecord> all_transactions(StorageInstance& inst) {
@@ -68,7 +70,7 @@ TEST_P(Copying, RestoreSerialMustMatchTheTransactionTid) {
 
 // Line 30.
 TEST_P(Copying, CopyTransactionsMakesADeepEqualCopy) {
-  const std::string ext("\x80\x03}q\x00.", 6);
+  const std::string ext = "\x80\x03}q\x00."s;
   const Tid t1 = commit(*inst_, {{1, "a"}, {2, std::string("b\0b", 3)}}, {}, "u1", "d1", ext);
   const Tid t2 = commit(*inst_, {{1, "a2"}}, {{1, t1}}, "u2", "d2", "");
   TransactionMetaData del{"u3", "delete", ""};

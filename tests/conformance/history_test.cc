@@ -7,6 +7,8 @@
 namespace relstore::conformance {
 namespace {
 
+using namespace std::string_literals;
+
 using HistoryAndIteration = StorageTest;
 
 std::vector<TransactionRecord> all_transactions(StorageInstance& inst,
@@ -22,7 +24,7 @@ std::vector<TransactionRecord> all_transactions(StorageInstance& inst,
 // Line 18.
 TEST_P(HistoryAndIteration, HistoryIsNewestFirstWithMetadata) {
   RELSTORE_HP_ONLY(18, "history-free storage keeps only the current revision");
-  const std::string ext("\x80\x03}q\x00X\x01\x00\x00\x00kq\x01K\x07s.", 17);
+  const std::string ext = "\x80\x03}q\x00X\x01\x00\x00\x00kq\x01K\x07s."s;
   const Tid t1 = commit(*inst_, {{1, "one"}}, {}, "alice", "first", ext);
   const Tid t2 = commit(*inst_, {{1, "two!"}}, {{1, t1}}, "bob", "second", "");
   const Tid t3 = commit(*inst_, {{1, "three"}}, {{1, t2}}, "carol", "third", "");
@@ -55,8 +57,8 @@ TEST_P(HistoryAndIteration, HistoryOfAnUnknownOidRaises) {
 
 // Line 19.
 TEST_P(HistoryAndIteration, IteratorYieldsTransactionsInOrderWithVerbatimExtension) {
-  const std::string ext1("\x80\x03}q\x00(X\x04\x00\x00\x00noteq\x01X\x02\x00\x00\x00\xc3\xa9u.", 28);
-  const std::string ext2("not even a pickle \x00\xff", 20);
+  const std::string ext1 = "\x80\x03}q\x00(X\x04\x00\x00\x00noteq\x01X\x02\x00\x00\x00\xc3\xa9u."s;
+  const std::string ext2 = "not even a pickle \x00\xff"s;
   const Tid t1 = commit(*inst_, {{1, "a"}, {2, "b"}}, {}, "u1", "d1", ext1);
   const Tid t2 = commit(*inst_, {{1, "a2"}}, {{1, t1}}, "u2", "d2", ext2);
   const auto txns = all_transactions(*inst_);

@@ -86,6 +86,27 @@ TEST(FileStorageReader, CorpusReadsBackwardIdentically) {
   }
 }
 
+TEST(FileStorageReader, LastTidComesFromTheBackwardScan) {
+  RELSTORE_CODEC_CORPUS(path);
+  const auto all = read_all(iterate_file_storage(path));
+  EXPECT_EQ(file_storage_last_tid(path), all.back().tid);
+
+  TempDir dir;
+  RawDataFs f;
+  EXPECT_EQ((f.write(dir.sub("empty.fs")), file_storage_last_tid(dir.sub("empty.fs"))), Tid(0));
+  f.add(10, {with_data(0, "a")});
+  f.add(11, {with_data(0, "b")}, 'u');
+  f.write(dir.sub("undone.fs"));
+  EXPECT_EQ(file_storage_last_tid(dir.sub("undone.fs")), Tid(10));
+  f.add(12, {with_data(0, "c")});
+  f.bytes.resize(f.bytes.size() - 2);  // truncated tail: falls back to reading forward
+  f.write(dir.sub("cut.fs"));
+  std::vector<std::string> warnings;
+  EXPECT_EQ(file_storage_last_tid(dir.sub("cut.fs"), [&](const std::string& w) { warnings.push_back(w); }),
+            Tid(10));
+  EXPECT_EQ(warnings.size(), 1u);
+}
+
 TEST(FileStorageReader, CorpusStartStopAreInclusive) {
   RELSTORE_CODEC_CORPUS(path);
   const auto all = read_all(iterate_file_storage(path));

@@ -1,0 +1,36 @@
+// Bulk loads for `relstore convert` into a SQLite database.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "adapters/sqlite/adapter.h"
+
+namespace relstore::sqlite {
+
+// Writes batches of records or whole transactions, each batch one database transaction.
+// While it exists it runs the database with a rollback journal instead of the WAL when
+// it is the only connection: in WAL mode every page is written twice (to the WAL, then
+// by the checkpoint), while a rollback journal skips pages the file did not have before
+// the transaction — nearly all of them in a load. Both modes are atomic and durable; the
+// WAL comes back when the load ends (and at the next writable open after a crash).
+class BulkLoader {
+ public:
+  explicit BulkLoader(const Location& loc);
+  ~BulkLoader();
+
+  void apply_current(std::span<const backend::BulkRecord> records);
+  void restore(std::span<const TransactionRecord> transactions);
+
+ private:
+  // Runs `body` in BEGIN IMMEDIATE … COMMIT, then moves the OID allocator past `highest`.
+  template <class F>
+  void in_transaction(F&& body);
+
+  const Location& loc_;
+  std::unique_ptr<Db> db_;
+  bool journal_switched_ = false;
+  Oid highest_;
+};
+
+}  // namespace relstore::sqlite

@@ -1,0 +1,68 @@
+// `relstore convert`: copy a database between SQLite, PostgreSQL, MySQL and Data.fs, in
+// history-free and history-preserving modes (design.md §8; zodbconvert-compatible).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "relstore/storage.h"
+
+namespace relstore {
+
+struct ConvertProgress {
+  uint64_t transactions = 0;
+  uint64_t records = 0;
+  uint64_t bytes = 0;
+  uint64_t total_transactions = 0;  // of the source; 0 when unknown
+  double seconds = 0;
+};
+
+struct ConvertOptions {
+  std::string source;       // URI
+  std::string destination;  // URI
+  std::string source_blob_dir;       // blob directory beside a Data.fs source
+  std::string destination_blob_dir;  // … and beside a Data.fs destination
+  bool incremental = false;  // continue after the destination's last TID
+  bool clear = false;        // empty the destination first
+  bool dry_run = false;      // count what would be copied; change nothing
+  bool verify = false;       // compare source and destination afterwards
+  bool skip_blobs = false;   // copy blob records without their contents, and say how many
+  // Database destinations are loaded in batches of about this many records, each one
+  // database transaction: an interrupted run leaves whole batches (whole source
+  // transactions) and resumes with `incremental`.
+  uint64_t batch_records = 20000;
+  std::function<void(const ConvertProgress&)> on_progress;
+  std::function<void(const std::string&)> on_log;
+};
+
+struct ConvertReport {
+  ConvertProgress done;
+  std::optional<Tid> started_after;  // incremental: the destination's last TID
+  bool current_only = false;         // a history-free destination: current records only
+  bool cleared = false;
+  uint64_t blobs_copied = 0;
+  uint64_t blobs_skipped = 0;
+  std::optional<Tid> first_tid, last_tid;  // of what was (or would be) copied
+  std::vector<std::string> differences;    // from verify; empty when equal
+  uint64_t mirror_rows = 0;  // JSON mirror rows written to catch the in-commit mirror up
+  bool verified = false;
+};
+
+// Runs a conversion. Throws ConfigError for bad options, StorageError when the source is
+// damaged, the destination is unreachable, of the wrong kind, or not empty (without
+// `incremental` or `clear`) — in which case nothing was changed — or when a blob cannot be
+// copied (the destination then holds only whole transactions, and the error says so).
+ConvertReport convert(const ConvertOptions& options);
+
+// Compares two storages: transaction by transaction when both keep history, else current
+// record by current record. Returns at most `limit` differences; empty means equal.
+std::vector<std::string> compare_storages(Storage& source, Storage& destination,
+                                          size_t limit = 20);
+
+// True when a record's class pickle names ZODB.blob.Blob.
+bool is_blob_record(std::string_view record);
+
+}  // namespace relstore

@@ -1,0 +1,199 @@
+#include "config/zodbconvert.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "relstore/errors.h"
+
+namespace relstore {
+namespace {
+
+std::string where(const std::string& filename, const ZConfigSection& s) {
+  return filename + ":" + std::to_string(s.line);
+}
+
+bool truthy(const std::string& v) {
+  return v == "true" || v == "on" || v == "yes" || v == "1";
+}
+
+// Keys each section understands; anything else is reported and ignored, as ZConfig schemas
+// for RelStorage define many tuning options that do not apply here.
+void warn_unknown(const ZConfigSection& s, std::initializer_list<std::string_view> known,
+                  const std::string& filename, std::vector<std::string>& warnings) {
+  for (const auto& [key, value] : s.keys) {
+    bool ok = false;
+    for (auto k : known) ok = ok || key == k;
+    if (!ok) {
+      warnings.push_back(where(filename, s) + ": option '" + key + "' of <" + s.type +
+                         "> is ignored");
+    }
+  }
+}
+
+void set_history(StorageUri& uri, const ZConfigSection& relstorage) {
+  // RelStorage's keep-history defaults to true; say so explicitly so that an existing
+  // database of the other mode is an error rather than silently accepted.
+  const auto keep = relstorage.get("keep-history");
+  uri.params["history"] = !keep || truthy(*keep) ? "preserving" : "free";
+}
+
+}  // namespace
+
+StorageUri uri_from_libpq_dsn(const std::string& dsn) {
+  if (dsn.rfind("postgresql://", 0) == 0 || dsn.rfind("postgres://", 0) == 0) {
+    return StorageUri::parse(dsn);
+  }
+  StorageUri uri;
+  uri.scheme = Scheme::postgresql;
+  size_t i = 0;
+  while (i < dsn.size()) {
+    while (i < dsn.size() && std::isspace(static_cast<unsigned char>(dsn[i]))) ++i;
+    if (i >= dsn.size()) break;
+    const size_t eq = dsn.find('=', i);
+    if (eq == std::string::npos) {
+      throw ConfigError("malformed PostgreSQL dsn: expected key=value");
+    }
+    std::string key = dsn.substr(i, eq - i);
+    while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+    i = eq + 1;
+    while (i < dsn.size() && std::isspace(static_cast<unsigned char>(dsn[i]))) ++i;
+    std::string value;
+    if (i < dsn.size() && dsn[i] == '\'') {
+      ++i;
+      while (i < dsn.size() && dsn[i] != '\'') {
+        if (dsn[i] == '\\' && i + 1 < dsn.size()) ++i;
+        value += dsn[i++];
+      }
+      if (i >= dsn.size()) throw ConfigError("malformed PostgreSQL dsn: unclosed quote");
+      ++i;
+    } else {
+      while (i < dsn.size() && !std::isspace(static_cast<unsigned char>(dsn[i]))) {
+        if (dsn[i] == '\\' && i + 1 < dsn.size()) ++i;
+        value += dsn[i++];
+      }
+    }
+    if (key == "dbname") {
+      uri.database = value;
+    } else if (key == "user") {
+      uri.user = value;
+    } else if (key == "password") {
+      uri.password = value;
+    } else if (key == "host" || key == "hostaddr") {
+      uri.host = value;
+    } else if (key == "port") {
+      try {
+        uri.port = std::stoi(value);
+      } catch (const std::exception&) {
+        throw ConfigError("malformed PostgreSQL dsn: port '" + value + "' is not a number");
+      }
+    } else {
+      uri.params[key] = value;
+    }
+  }
+  return uri;
+}
+
+StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string& filename,
+                                      std::vector<std::string>& warnings) {
+  StorageEndpoint out;
+  if (s.type == "filestorage") {
+    warn_unknown(s, {"path", "blob-dir", "read-only", "create", "quota", "pack-gc"}, filename,
+                 warnings);
+    const auto path = s.get("path");
+    if (!path) throw ConfigError(where(filename, s) + ": <filestorage> needs a path");
+    out.uri.scheme = Scheme::file;
+    out.uri.database = *path;
+    out.blob_dir = s.get("blob-dir").value_or("");
+    return out;
+  }
+  if (s.type != "relstorage") {
+    throw ConfigError(where(filename, s) + ": unsupported storage section <" + s.type +
+                      ">; expected <filestorage> or <relstorage>");
+  }
+  warn_unknown(s, {"keep-history", "blob-dir", "read-only", "commit-lock-timeout", "name"},
+               filename, warnings);
+  out.blob_dir = s.get("blob-dir").value_or("");
+  int adapters = 0;
+  for (const auto& child : s.sections) {
+    if (child.type == "postgresql") {
+      warn_unknown(child, {"dsn", "driver"}, filename, warnings);
+      out.uri = uri_from_libpq_dsn(child.get("dsn").value_or(""));
+    } else if (child.type == "mysql") {
+      warn_unknown(child, {"host", "port", "user", "passwd", "db", "unix_socket", "driver"},
+                   filename, warnings);
+      out.uri.scheme = Scheme::mysql;
+      out.uri.host = child.get("host").value_or("localhost");
+      if (auto port = child.get("port")) {
+        try {
+          out.uri.port = std::stoi(*port);
+        } catch (const std::exception&) {
+          throw ConfigError(where(filename, child) + ": port '" + *port + "' is not a number");
+        }
+      }
+      out.uri.user = child.get("user").value_or("");
+      out.uri.password = child.get("passwd").value_or("");
+      out.uri.database = child.get("db").value_or("");
+      if (auto sock = child.get("unix_socket")) out.uri.params["unix_socket"] = *sock;
+    } else if (child.type == "sqlite3") {
+      warn_unknown(child, {"data-dir", "driver", "gevent_yield_interval"}, filename, warnings);
+      const auto dir = child.get("data-dir");
+      if (!dir) throw ConfigError(where(filename, child) + ": <sqlite3> needs a data-dir");
+      out.uri.scheme = Scheme::sqlite;
+      out.uri.database = *dir;
+      if (const ZConfigSection* pragmas = child.child("pragmas")) {
+        for (const auto& [k, v] : pragmas->keys) out.uri.params["pragma." + k] = v;
+      }
+    } else {
+      warnings.push_back(where(filename, child) + ": section <" + child.type +
+                         "> inside <relstorage> is ignored");
+      continue;
+    }
+    ++adapters;
+  }
+  if (adapters != 1) {
+    throw ConfigError(where(filename, s) +
+                      ": <relstorage> needs exactly one of <postgresql>, <mysql>, <sqlite3>");
+  }
+  set_history(out.uri, s);
+  if (auto t = s.get("commit-lock-timeout")) out.uri.params["commit_lock_timeout"] = *t;
+  return out;
+}
+
+ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std::string& filename) {
+  const ZConfigFile file = parse_zconfig(text, filename);
+  ZodbconvertConfig out;
+  for (const auto& imp : file.imports) {
+    if (imp != "relstorage") {
+      out.warnings.push_back(filename + ": %import " + imp + " is ignored");
+    }
+  }
+  const ZConfigSection* source = nullptr;
+  const ZConfigSection* destination = nullptr;
+  for (const auto& s : file.root.sections) {
+    if (s.name == "source") {
+      source = &s;
+    } else if (s.name == "destination") {
+      destination = &s;
+    } else {
+      out.warnings.push_back(where(filename, s) + ": section <" + s.type + " " + s.name +
+                             "> is neither source nor destination; ignored");
+    }
+  }
+  if (!source || !destination) {
+    throw ConfigError(filename + ": needs a storage section named 'source' and one named "
+                                 "'destination' (e.g. <filestorage source>)");
+  }
+  out.source = endpoint_from_section(*source, filename, out.warnings);
+  out.destination = endpoint_from_section(*destination, filename, out.warnings);
+  return out;
+}
+
+ZodbconvertConfig read_zodbconvert_config(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError("cannot read the configuration file " + path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return zodbconvert_config_from_text(text.str(), path);
+}
+
+}  // namespace relstore

@@ -1,0 +1,304 @@
+// The conversion driver: opens both ends, decides what to copy and how, and reports.
+#include <chrono>
+#include <filesystem>
+#include <unordered_map>
+
+#include "backend/registry.h"
+#include "relstore/blob_dir.h"
+#include "relstore/convert.h"
+#include "relstore/errors.h"
+#include "relstore/filestorage.h"
+#include "relstore/json_mirror.h"
+
+namespace relstore {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::unique_ptr<Storage> open_source(const StorageUri& uri) {
+  StorageOptions options = uri.options();
+  options.read_only = true;
+  options.create = false;
+  options.cache_mb = 0;  // every record is read once
+  return open_storage(uri, options);
+}
+
+// The destination, or null when a dry run finds none (it would be created).
+std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
+  StorageOptions options = uri.options();
+  options.cache_mb = 0;
+  if (uri.scheme == Scheme::file) {
+    FileStorageOptions fo;
+    if (dry_run) {
+      std::error_code ec;
+      if (!std::filesystem::exists(uri.database, ec)) return nullptr;
+      return open_file_storage(uri.database, fo);
+    }
+    fo.read_only = false;
+    fo.create = true;
+    fo.fsync_each_commit = false;  // one fsync when the conversion closes the file
+    fo.commit_lock_timeout = options.commit_lock_timeout;
+    return open_file_storage(uri.database, fo);
+  }
+  if (dry_run) {
+    options.read_only = true;
+    options.create = false;
+    try {
+      return open_storage(uri, options);
+    } catch (const SchemaError& e) {
+      // "no database" or "no schema" would be created by a real run; anything else (the
+      // other mode, a foreign database) is an error a dry run must report too.
+      const std::string what = e.what();
+      if (what.find("no database") != std::string::npos ||
+          what.find("has no schema") != std::string::npos) {
+        return nullptr;
+      }
+      throw;
+    }
+  }
+  return open_storage(uri, options);
+}
+
+class Converter {
+ public:
+  Converter(const ConvertOptions& o, Storage& src, Storage* dst, const StorageUri& dst_uri)
+      : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri) {
+    if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
+    if (!o.destination_blob_dir.empty() && !o.dry_run) {
+      if (dst_uri.scheme != Scheme::file) {
+        throw ConfigError("a destination blob directory goes with a file: destination; the "
+                          "database backends do not store blob contents yet");
+      }
+      dst_blobs_ = BlobDir::create(o.destination_blob_dir);
+    }
+  }
+
+  void run(std::optional<Tid> start, ConvertReport& report) {
+    report.done.total_transactions = src_.info().transactions;
+    // Database destinations load in batches, each one database transaction; a Data.fs (or
+    // a dialect without bulk loading) gets one restore per source transaction.
+    bool bulk = false;
+    if (dst_ && !o_.dry_run && dst_uri_.scheme != Scheme::file) {
+      bulk_adapter_ = backend::open_adapter(dst_uri_, dst_uri_.options());
+      bulk = bulk_adapter_->supports_bulk();
+      if (!bulk) bulk_adapter_.reset();
+    }
+    keep_history_ = dst_ ? dst_->keep_history() : true;
+    report.current_only = dst_ ? !keep_history_
+                               : o_.destination.find("history=free") != std::string::npos;
+    auto src_inst = src_.new_instance();
+    auto dst_inst = dst_ && !o_.dry_run && !bulk ? dst_->new_instance() : nullptr;
+    auto it = src_inst->iterator(start, std::nullopt);
+    TransactionRecord txn;
+    t0_ = Clock::now();
+    while (it->next(txn)) {
+      check_blobs(txn, report);
+      if (!report.first_tid) report.first_tid = txn.tid;
+      report.last_tid = txn.tid;
+      if (o_.dry_run) {
+        count(txn, report);
+      } else if (bulk) {
+        add_to_batch(txn, report);
+      } else {
+        copy_transaction(*dst_inst, txn, report);
+      }
+    }
+    if (bulk) {
+      flush_batch(report);
+      bulk_adapter_->bulk_finish();
+    }
+    report.done.seconds = seconds();
+  }
+
+ private:
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
+
+  void tick(ConvertReport& report) {
+    report.done.seconds = seconds();
+    if (o_.on_progress) o_.on_progress(report.done);
+  }
+
+  void count(const TransactionRecord& txn, ConvertReport& report) {
+    if (o_.dry_run) copy_blobs(txn.tid, report);  // counts what would be copied
+    ++report.done.transactions;
+    for (const auto& r : txn.records) {
+      ++report.done.records;
+      if (r.data) report.done.bytes += r.data->size();
+    }
+    tick(report);
+  }
+
+  // Decides, before anything of `txn` is written, what happens to its blobs.
+  void check_blobs(const TransactionRecord& txn, ConvertReport& report) {
+    pending_blobs_.clear();
+    for (const auto& r : txn.records) {
+      if (!r.data || !is_blob_record(*r.data)) continue;
+      std::string source_file;
+      if (src_blobs_ && src_blobs_->has_blob(r.oid, txn.tid)) {
+        source_file = src_blobs_->blob_path(r.oid, txn.tid);
+      }
+      const bool destination_holds_blobs =
+          dst_uri_.scheme == Scheme::file && !o_.destination_blob_dir.empty();
+      if (!source_file.empty() && destination_holds_blobs) {
+        pending_blobs_.emplace_back(r.oid, source_file);
+        continue;
+      }
+      if (o_.skip_blobs) {
+        ++report.blobs_skipped;
+        continue;
+      }
+      std::string why;
+      if (source_file.empty()) {
+        why = src_blobs_ ? "its blob file is not in the source blob directory " +
+                               src_blobs_->path()
+                         : "the source has no blob directory to read it from";
+      } else {
+        why = "the destination cannot hold blob contents (give --destination-blob-dir with a "
+              "file: destination)";
+      }
+      throw StorageError("blob record oid " + r.oid.hex() + " in transaction " + txn.tid.hex() +
+                         ": " + why + "; " + std::to_string(report.done.transactions) +
+                         " transactions were copied before it, so the destination is "
+                         "incomplete. Use --skip-blobs to copy records without blob contents.");
+    }
+  }
+
+  void copy_blobs(Tid tid, ConvertReport& report) {
+    for (const auto& [oid, file] : pending_blobs_) {
+      if (!o_.dry_run) dst_blobs_->copy_blob(oid, tid, file);
+      ++report.blobs_copied;
+    }
+  }
+
+  void copy_transaction(StorageInstance& dst, const TransactionRecord& txn, ConvertReport& report) {
+    const TransactionMetaData meta{txn.user, txn.description, txn.extension};
+    // Blob files first: a transaction that exists refers to blobs that exist.
+    copy_blobs(txn.tid, report);
+    dst.tpc_begin(meta, txn.tid, txn.status);
+    try {
+      for (const DataRecord& r : txn.records) dst.restore(r.oid, txn.tid, r.data, meta);
+      dst.tpc_vote(meta);
+      dst.tpc_finish(meta);
+    } catch (...) {
+      dst.tpc_abort(meta);
+      throw;
+    }
+    count(txn, report);
+  }
+
+  void add_to_batch(const TransactionRecord& txn, ConvertReport& report) {
+    if (keep_history_) {
+      history_batch_.push_back(txn);
+    } else {
+      for (const DataRecord& r : txn.records) {
+        // Later revisions of an oid replace earlier ones within a batch.
+        auto [it, fresh] = batch_index_.try_emplace(r.oid, current_batch_.size());
+        if (fresh) {
+          current_batch_.push_back({r.oid, txn.tid, r.data});
+        } else {
+          current_batch_[it->second] = {r.oid, txn.tid, r.data};
+        }
+      }
+    }
+    copy_blobs(txn.tid, report);
+    batched_.transactions += 1;
+    for (const auto& r : txn.records) {
+      ++batched_.records;
+      if (r.data) batched_.bytes += r.data->size();
+    }
+    if (batched_.records >= o_.batch_records) flush_batch(report);
+  }
+
+  void flush_batch(ConvertReport& report) {
+    if (batched_.transactions == 0) return;
+    if (keep_history_) {
+      bulk_adapter_->bulk_restore(history_batch_);
+    } else {
+      bulk_adapter_->bulk_apply_current(current_batch_);
+    }
+    report.done.transactions += batched_.transactions;
+    report.done.records += batched_.records;
+    report.done.bytes += batched_.bytes;
+    history_batch_.clear();
+    current_batch_.clear();
+    batch_index_.clear();
+    batched_ = {};
+    tick(report);
+  }
+
+  const ConvertOptions& o_;
+  Storage& src_;
+  Storage* dst_;
+  StorageUri dst_uri_;
+  std::optional<BlobDir> src_blobs_, dst_blobs_;
+  std::vector<std::pair<Oid, std::string>> pending_blobs_;
+  std::unique_ptr<backend::Adapter> bulk_adapter_;
+  bool keep_history_ = true;
+  std::vector<TransactionRecord> history_batch_;
+  std::vector<backend::BulkRecord> current_batch_;
+  std::unordered_map<Oid, size_t> batch_index_;
+  ConvertProgress batched_;
+  Clock::time_point t0_;
+};
+
+// Bulk loads write rows directly, past the in-commit JSON mirror: bring it up to date.
+void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
+  if (uri.scheme == Scheme::file) return;
+  try {
+    if (mirror_status(uri.text()).mode != MirrorMode::in_commit) return;
+  } catch (const SchemaError&) {
+    return;  // no mirror tables, or a dialect without the mirror
+  }
+  FollowOptions once;
+  once.once = true;
+  report.mirror_rows = mirror_follow(uri.text(), once).decoded;
+}
+
+}  // namespace
+
+ConvertReport convert(const ConvertOptions& o) {
+  if (o.clear && o.incremental) throw ConfigError("--clear and --incremental exclude each other");
+  const StorageUri src_uri = StorageUri::parse(o.source);
+  const StorageUri dst_uri = StorageUri::parse(o.destination);
+  if (src_uri.scheme == dst_uri.scheme && src_uri.database == dst_uri.database &&
+      src_uri.host == dst_uri.host && src_uri.port == dst_uri.port) {
+    throw ConfigError("the source and the destination are the same database");
+  }
+  auto src = open_source(src_uri);
+  auto dst = open_destination(dst_uri, o.dry_run);
+
+  ConvertReport report;
+  std::optional<Tid> start;
+  if (dst) {
+    const StorageInfo info = dst->info();
+    const bool empty = info.transactions == 0 && info.objects == 0;
+    if (!empty) {
+      if (o.clear) {
+        if (!o.dry_run) dst->zap_all();
+        report.cleared = true;
+      } else if (o.incremental) {
+        report.started_after = info.last_tid;
+        start = Tid(info.last_tid.value() + 1);
+      } else {
+        throw StorageError("the destination " + dst_uri.redacted() + " is not empty (" +
+                           std::to_string(info.objects) + " objects, " +
+                           std::to_string(info.transactions) +
+                           " transactions): nothing was changed. Use --incremental to continue "
+                           "after its last transaction or --clear to replace its content.");
+      }
+    }
+  }
+  Converter(o, *src, dst.get(), dst_uri).run(start, report);
+  if (dst && !o.dry_run) {
+    dst->close();
+    catch_up_mirror(dst_uri, report);
+    if (o.verify) {
+      auto reopened = open_source(dst_uri);
+      report.differences = compare_storages(*src, *reopened);
+      report.verified = true;
+    }
+  }
+  return report;
+}
+
+}  // namespace relstore

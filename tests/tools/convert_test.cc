@@ -1,0 +1,378 @@
+// relstore convert (issue #5): chains of conversions that must end where they began,
+// resumable history-free loads, and refusals that change nothing.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "relstore/blob_dir.h"
+#include "relstore/convert.h"
+#include "relstore/errors.h"
+#include "relstore/filestorage.h"
+#include "relstore/json_mirror.h"
+#include "relstore/sample.h"
+#include "relstore/storage.h"
+#include "relstore/timestamp.h"
+#include "support/corpus.h"
+#include "support/temp_dir.h"
+
+namespace relstore {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::string sample_file(const TempDir& d, uint64_t objects, const std::string& name = "Data.fs") {
+  const std::string path = d.sub(name);
+  SampleOptions o;
+  o.objects = objects;
+  o.seed = 7;
+  write_sample("file://" + path, o);
+  return path;
+}
+
+ConvertReport run(const std::string& src, const std::string& dst,
+                  std::function<void(ConvertOptions&)> tweak = {}) {
+  ConvertOptions o;
+  o.source = src;
+  o.destination = dst;
+  if (tweak) tweak(o);
+  return convert(o);
+}
+
+std::vector<std::string> differences(const std::string& a, const std::string& b) {
+  auto sa = open_storage(StorageUri::parse(a), [&] {
+    auto o = StorageUri::parse(a).options();
+    o.read_only = true;
+    o.create = false;
+    return o;
+  }());
+  auto sb = open_storage(StorageUri::parse(b), [&] {
+    auto o = StorageUri::parse(b).options();
+    o.read_only = true;
+    o.create = false;
+    return o;
+  }());
+  return compare_storages(*sa, *sb, 10);
+}
+
+// The legs a chain passes through: SQLite always; PostgreSQL and MySQL when the test
+// environment names their servers (CI does), each in the mode asked for.
+std::vector<std::string> server_legs(bool keep_history) {
+  std::vector<std::string> out;
+  for (const char* env : {"RELSTORE_TEST_POSTGRESQL_URI", "RELSTORE_TEST_MYSQL_URI"}) {
+    const char* uri = std::getenv(env);
+    if (!uri) continue;
+    // One database per mode, as the conformance contexts make them (<db>_hf, <db>_hp);
+    // ctest keeps these tests and those suites from running at the same time.
+    StorageUri u = StorageUri::parse(uri);
+    u.database += keep_history ? "_hp" : "_hf";
+    u.params["history"] = keep_history ? "preserving" : "free";
+    out.push_back(u.text());
+  }
+  return out;
+}
+
+void check_chain(const std::string& original, bool keep_history, const TempDir& d) {
+  std::vector<std::string> legs = {"sqlite://" + d.sub(keep_history ? "hp" : "hf") +
+                                    (keep_history ? "?history=preserving" : "?history=free")};
+  for (const auto& s : server_legs(keep_history)) legs.push_back(s);
+  const std::string back = "file://" + d.sub(keep_history ? "back-hp.fs" : "back-hf.fs");
+  legs.push_back(back);
+  std::string from = "file://" + original;
+  for (const auto& to : legs) {
+    SCOPED_TRACE(from + " -> " + StorageUri::parse(to).redacted());
+    const auto r = run(from, to, [](ConvertOptions& o) { o.clear = true; o.verify = true; });
+    EXPECT_TRUE(r.differences.empty()) << r.differences.front();
+    from = to;
+  }
+  // The last file against the first one: every transaction (HP) or current record (HF).
+  if (keep_history) {
+    EXPECT_EQ(differences("file://" + original, back), std::vector<std::string>{});
+  } else {
+    // Through a history-free database only current records survive: compare those.
+    auto a = open_file_storage(original);
+    auto b = open_file_storage(StorageUri::parse(back).database);
+    auto ia = a->new_instance();
+    auto ib = b->new_instance();
+    std::optional<Oid> next;
+    size_t n = 0;
+    while (auto ra = ia->record_iternext(next)) {
+      const auto lb = ib->load(ra->oid);
+      EXPECT_EQ(lb.data, ra->data) << ra->oid.hex();
+      EXPECT_EQ(lb.tid, ra->tid) << ra->oid.hex();
+      ++n;
+      if (!ra->next) break;
+      next = ra->next;
+    }
+    EXPECT_EQ(b->len(), n);
+  }
+}
+
+TEST(Convert, SampleChainPreservesEveryTransaction) {
+  TempDir d;
+  check_chain(sample_file(d, 3000), true, d);
+}
+
+TEST(Convert, SampleChainPreservesEveryCurrentRecordHistoryFree) {
+  TempDir d;
+  check_chain(sample_file(d, 3000), false, d);
+}
+
+TEST(Convert, CorpusChainPreservesEveryTransaction) {
+  RELSTORE_CODEC_CORPUS(corpus);
+  TempDir d;
+  check_chain(corpus, true, d);
+}
+
+TEST(Convert, CorpusChainPreservesEveryCurrentRecordHistoryFree) {
+  RELSTORE_CODEC_CORPUS(corpus);
+  TempDir d;
+  check_chain(corpus, false, d);
+}
+
+TEST(Convert, NonEmptyDestinationIsRefusedUnchanged) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 200);
+  const std::string dst = "sqlite://" + d.sub("db");
+  run(src, dst);
+  const auto before = open_storage(dst)->info();
+  try {
+    run(src, dst);
+    FAIL() << "a second conversion into a full destination went through";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("not empty"), std::string::npos) << e.what();
+  }
+  const auto after = open_storage(dst)->info();
+  EXPECT_EQ(after.transactions, before.transactions);
+  EXPECT_EQ(after.last_tid, before.last_tid);
+}
+
+TEST(Convert, IncrementalContinuesAfterTheLastTid) {
+  TempDir d;
+  const std::string path = sample_file(d, 600);
+  // A copy of the first half of the source.
+  const std::string half = d.sub("half.fs");
+  {
+    auto src = open_file_storage(path);
+    auto info = src->info();
+    FileStorageOptions fo;
+    fo.read_only = false;
+    auto dst = open_file_storage(half, fo);
+    auto si = src->new_instance();
+    auto di = dst->new_instance();
+    auto it = si->iterator();
+    TransactionRecord t;
+    for (uint64_t i = 0; i < info.transactions / 2 && it->next(t); ++i) {
+      const TransactionMetaData m{t.user, t.description, t.extension};
+      di->tpc_begin(m, t.tid, t.status);
+      for (const auto& r : t.records) di->restore(r.oid, t.tid, r.data, m);
+      di->tpc_vote(m);
+      di->tpc_finish(m);
+    }
+  }
+  for (bool hp : {true, false}) {
+    const std::string dst =
+        "sqlite://" + d.sub(hp ? "inc-hp" : "inc-hf") + (hp ? "" : "?history=free");
+    run("file://" + half, dst);
+    const auto r = run("file://" + path, dst, [](ConvertOptions& o) { o.incremental = true; });
+    ASSERT_TRUE(r.started_after);
+    EXPECT_GT(r.done.transactions, 0u);
+    EXPECT_EQ(differences("file://" + path, dst), std::vector<std::string>{}) << hp;
+  }
+}
+
+TEST(Convert, ClearReplacesAndDryRunChangesNothing) {
+  TempDir d;
+  const std::string a = "file://" + sample_file(d, 200, "a.fs");
+  const std::string b = "file://" + sample_file(d, 300, "b.fs");
+  const std::string dst = "sqlite://" + d.sub("db");
+  // A dry run into nothing creates nothing.
+  const auto dry = run(a, dst, [](ConvertOptions& o) { o.dry_run = true; });
+  EXPECT_GT(dry.done.records, 0u);
+  EXPECT_FALSE(fs::exists(d.sub("db")));
+  run(a, dst);
+  const auto dry2 = run(b, dst, [](ConvertOptions& o) { o.dry_run = true; o.clear = true; });
+  EXPECT_TRUE(dry2.cleared);
+  EXPECT_EQ(differences(a, dst), std::vector<std::string>{});
+  run(b, dst, [](ConvertOptions& o) { o.clear = true; });
+  EXPECT_EQ(differences(b, dst), std::vector<std::string>{});
+}
+
+TEST(Convert, TheDestinationAllocatorEndsAboveTheLargestOid) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 500);
+  for (const char* q : {"", "?history=free"}) {
+    const std::string dst = "sqlite://" + d.sub(std::string("alloc") + (*q ? "hf" : "hp")) + q;
+    run(src, dst);
+    auto st = open_storage(dst);
+    EXPECT_GE(st->new_instance()->new_oid(), Oid(500)) << q;
+  }
+}
+
+TEST(Convert, DamagedSourcesAreClearErrorsAndCommitOnlyWholeTransactions) {
+  TempDir d;
+  const std::string good = sample_file(d, 300);
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(d.sub(name), std::ios::binary) << content;
+    return "file://" + d.sub(name);
+  };
+  // Wrong magic: nothing is created.
+  EXPECT_THROW(run(write("magic.fs", "FS99" + bytes.substr(4)), "sqlite://" + d.sub("m")),
+               StorageError);
+  // A corrupted length in the middle: an error naming the offset.
+  std::string corrupt = bytes;
+  corrupt[bytes.size() / 2 + 3] ^= 0x5a;
+  corrupt[bytes.size() / 2 + 9] ^= 0x5a;
+  const std::string corrupt_uri = write("corrupt.fs", corrupt);
+  try {
+    run(corrupt_uri, "sqlite://" + d.sub("c"));
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset"), std::string::npos) << e.what();
+  }
+  // Whatever reached the destination is whole transactions of the source.
+  if (fs::exists(d.sub("c"))) {
+    auto src = open_file_storage(good);
+    auto dst = open_storage("sqlite://" + d.sub("c"));
+    auto it = dst->new_instance()->iterator();
+    TransactionRecord t;
+    while (it->next(t)) {
+      auto h = src->new_instance()->iterator(t.tid, t.tid);
+      TransactionRecord s;
+      ASSERT_TRUE(h->next(s));
+      EXPECT_EQ(s.records.size(), t.records.size());
+    }
+  }
+  // A truncated tail: a warning and a clean stop at the last complete transaction.
+  const std::string truncated = write("trunc.fs", bytes.substr(0, bytes.size() - 100));
+  const auto r = run(truncated, "sqlite://" + d.sub("t"));
+  auto full = open_file_storage(good);
+  EXPECT_EQ(r.done.transactions + 1, full->info().transactions);
+}
+
+TEST(Convert, TheOtherModeAndAnUnreachableDestinationChangeNothing) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 100);
+  open_storage("sqlite://" + d.sub("hf") + "?history=free")->close();
+  EXPECT_THROW(run(src, "sqlite://" + d.sub("hf") + "?history=preserving"), SchemaError);
+  EXPECT_EQ(open_storage("sqlite://" + d.sub("hf"))->info().transactions, 0u);
+  EXPECT_THROW(run(src, "postgresql://nobody:secret@127.0.0.1:1/none"), StorageError);
+}
+
+TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
+  TempDir d;
+  // A Data.fs with one blob record and its blob file.
+  const std::string path = d.sub("blobs.fs");
+  const std::string blob_record = std::string("\x80\x03" "cZODB.blob\nBlob\nq\x00N\x86q\x01.", 25) +
+                                  std::string("\x80\x03N.", 4);
+  const Tid tid = TimeStamp(2024, 1, 1, 0, 0, 0).tid();
+  {
+    FileStorageOptions fo;
+    fo.read_only = false;
+    auto fsx = open_file_storage(path, fo);
+    auto inst = fsx->new_instance();
+    const TransactionMetaData m{"u", "blob", ""};
+    inst->tpc_begin(m, tid);
+    inst->restore(Oid(1), tid, std::string("\x80\x03N.\x80\x03N.", 8), m);
+    inst->restore(Oid(7), tid, blob_record, m);
+    inst->tpc_vote(m);
+    inst->tpc_finish(m);
+  }
+  BlobDir::create(d.sub("blobs")).write_blob(Oid(7), tid, "blob contents");
+
+  // Into a database that cannot hold blob contents: an error naming the oid.
+  try {
+    run("file://" + path, "sqlite://" + d.sub("db"),
+        [&](ConvertOptions& o) { o.source_blob_dir = d.sub("blobs"); });
+    FAIL();
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("0x0000000000000007"), std::string::npos) << e.what();
+  }
+  // --skip-blobs copies the records and counts what was left behind.
+  const auto skipped = run("file://" + path, "sqlite://" + d.sub("db2"), [&](ConvertOptions& o) {
+    o.source_blob_dir = d.sub("blobs");
+    o.skip_blobs = true;
+  });
+  EXPECT_EQ(skipped.blobs_skipped, 1u);
+  EXPECT_EQ(skipped.done.records, 2u);
+  // Data.fs to Data.fs with blob directories copies the blob file.
+  const auto copied = run("file://" + path, "file://" + d.sub("copy.fs"), [&](ConvertOptions& o) {
+    o.source_blob_dir = d.sub("blobs");
+    o.destination_blob_dir = d.sub("copy-blobs");
+  });
+  EXPECT_EQ(copied.blobs_copied, 1u);
+  EXPECT_EQ(BlobDir::open(d.sub("copy-blobs")).read_blob(Oid(7), tid), "blob contents");
+}
+
+// Kills a history-free conversion part-way (as an operator's ^C or a crash would), then
+// resumes it with --incremental; the result equals an uninterrupted conversion.
+TEST(Convert, AnInterruptedHistoryFreeConversionResumes) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 40000);
+  const std::string dst = "sqlite://" + d.sub("resumed") + "?history=free";
+  const std::string tool = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(tool.c_str(), tool.c_str(), "convert", "--batch", "500", src.c_str(), dst.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until some batches have landed, then kill it.
+  for (int i = 0; i < 400; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    try {
+      auto st = open_storage(StorageUri::parse(dst), [] {
+        StorageOptions o;
+        o.read_only = true;
+        o.create = false;
+        return o;
+      }());
+      if (st->info().objects > 2000) break;
+    } catch (const StorageError&) {
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const auto partial = open_storage(dst)->info().objects;
+  EXPECT_GT(partial, 0u);
+
+  const auto r = run(src, dst, [](ConvertOptions& o) { o.incremental = true; o.batch_records = 500; });
+  EXPECT_TRUE(r.started_after || partial == 0);
+  const std::string straight = "sqlite://" + d.sub("straight") + "?history=free";
+  run(src, straight);
+  EXPECT_EQ(differences(straight, dst), std::vector<std::string>{});
+  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+}
+
+TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
+  TempDir d;
+  const std::string path = sample_file(d, 300);
+  const std::string dst = "sqlite://" + d.sub("mirrored");
+  open_storage(dst)->close();
+  mirror_enable(dst, MirrorMode::in_commit);
+  const auto r = run("file://" + path, dst);
+  EXPECT_GT(r.mirror_rows, 0u);
+  const MirrorStatus s = mirror_status(dst);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
+}
+
+TEST(Convert, SameSourceAndDestinationIsRefused) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 10);
+  EXPECT_THROW(run(src, src), ConfigError);
+}
+
+}  // namespace
+}  // namespace relstore

@@ -1,0 +1,125 @@
+#include "config/zconfig.h"
+
+#include <gtest/gtest.h>
+
+#include "config/zodbconvert.h"
+#include "relstore/errors.h"
+
+namespace relstore {
+namespace {
+
+constexpr const char* kPostgresConfig = R"(
+%import relstorage
+# FileStorage into PostgreSQL, as the RelStorage docs show it.
+<filestorage source>
+  path /var/zodb/Data.fs
+  blob-dir /var/zodb/blobs
+</filestorage>
+
+<relstorage destination>
+  keep-history false
+  blob-dir /var/zodb/relblobs
+  cache-local-mb 200
+  <postgresql>
+    dsn dbname='zodb' user='zope' host='db.example' port=5433 password='s3 cret' sslmode=require
+  </postgresql>
+</relstorage>
+)";
+
+TEST(ZConfig, ParsesSectionsKeysAndImports) {
+  const auto f = parse_zconfig(kPostgresConfig, "conv.conf");
+  ASSERT_EQ(f.imports, std::vector<std::string>{"relstorage"});
+  ASSERT_EQ(f.root.sections.size(), 2u);
+  EXPECT_EQ(f.root.sections[0].type, "filestorage");
+  EXPECT_EQ(f.root.sections[0].name, "source");
+  EXPECT_EQ(f.root.sections[0].get("path"), "/var/zodb/Data.fs");
+  EXPECT_EQ(f.root.sections[1].child("postgresql")->line, 13);
+}
+
+TEST(ZConfig, ErrorsNameFileAndLine) {
+  try {
+    parse_zconfig("<relstorage x>\n  <postgresql>\n  </mysql>\n", "bad.conf");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.conf:3"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_zconfig("<filestorage source>\n path x\n", "open.conf"), ConfigError);
+  EXPECT_THROW(parse_zconfig("</filestorage>\n", "close.conf"), ConfigError);
+}
+
+TEST(Zodbconvert, FileStorageToPostgresql) {
+  const auto c = zodbconvert_config_from_text(kPostgresConfig, "conv.conf");
+  EXPECT_EQ(c.source.uri.scheme, Scheme::file);
+  EXPECT_EQ(c.source.uri.database, "/var/zodb/Data.fs");
+  EXPECT_EQ(c.source.blob_dir, "/var/zodb/blobs");
+  EXPECT_EQ(c.destination.uri.scheme, Scheme::postgresql);
+  EXPECT_EQ(c.destination.uri.database, "zodb");
+  EXPECT_EQ(c.destination.uri.user, "zope");
+  EXPECT_EQ(c.destination.uri.password, "s3 cret");
+  EXPECT_EQ(c.destination.uri.host, "db.example");
+  EXPECT_EQ(c.destination.uri.port, 5433);
+  EXPECT_EQ(c.destination.uri.params.at("sslmode"), "require");
+  EXPECT_EQ(c.destination.uri.options().history, HistoryMode::free);
+  EXPECT_EQ(c.destination.blob_dir, "/var/zodb/relblobs");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("cache-local-mb"), std::string::npos);
+  EXPECT_EQ(c.destination.uri.redacted().find("s3 cret"), std::string::npos);
+}
+
+TEST(Zodbconvert, MysqlAndSqliteSections) {
+  const auto c = zodbconvert_config_from_text(R"(
+<relstorage source>
+  <mysql>
+    host 127.0.0.1
+    port 3307
+    user zope
+    passwd pw
+    db zodb
+    unix_socket /run/mysqld.sock
+  </mysql>
+</relstorage>
+<relstorage destination>
+  keep-history true
+  <sqlite3>
+    data-dir /srv/sqlite
+    <pragmas>
+      cache_size 10000
+    </pragmas>
+  </sqlite3>
+</relstorage>
+)",
+                                              "c.conf");
+  EXPECT_EQ(c.source.uri.scheme, Scheme::mysql);
+  EXPECT_EQ(c.source.uri.port, 3307);
+  EXPECT_EQ(c.source.uri.password, "pw");
+  EXPECT_EQ(c.source.uri.database, "zodb");
+  EXPECT_EQ(c.source.uri.params.at("unix_socket"), "/run/mysqld.sock");
+  EXPECT_EQ(c.source.uri.options().history, HistoryMode::preserving);  // RelStorage's default
+  EXPECT_EQ(c.destination.uri.scheme, Scheme::sqlite);
+  EXPECT_EQ(c.destination.uri.database, "/srv/sqlite");
+  EXPECT_EQ(c.destination.uri.params.at("pragma.cache_size"), "10000");
+}
+
+TEST(Zodbconvert, MissingSectionsAndAdaptersAreErrors) {
+  EXPECT_THROW(zodbconvert_config_from_text("<filestorage source>\npath x\n</filestorage>\n", "a"),
+               ConfigError);
+  EXPECT_THROW(zodbconvert_config_from_text(
+                   "<filestorage source>\npath x\n</filestorage>\n<relstorage destination>\n"
+                   "</relstorage>\n",
+                   "b"),
+               ConfigError);
+  EXPECT_THROW(zodbconvert_config_from_text(
+                   "<zeoclient source>\n</zeoclient>\n<filestorage destination>\npath y\n"
+                   "</filestorage>\n",
+                   "c"),
+               ConfigError);
+}
+
+TEST(Zodbconvert, LibpqUriDsn) {
+  const auto u = uri_from_libpq_dsn("postgresql://a:b@h:1/d");
+  EXPECT_EQ(u.database, "d");
+  EXPECT_EQ(u.password, "b");
+}
+
+}  // namespace
+}  // namespace relstore

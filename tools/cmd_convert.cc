@@ -1,0 +1,105 @@
+// relstore convert SRC DST | relstore convert --config zodbconvert.conf, with zodbconvert's
+// flags (--dry-run, --clear, --incremental) and --verify, --skip-blobs.
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "config/zodbconvert.h"
+#include "relstore/convert.h"
+#include "relstore/errors.h"
+#include "relstore/progress.h"
+
+namespace relstore::cli {
+namespace {
+
+struct Args {
+  std::string source, destination, config;
+  ConvertOptions options;
+};
+
+void run(Args& a) {
+  ConvertOptions& o = a.options;
+  if (!a.config.empty()) {
+    if (!a.source.empty()) throw ConfigError("give either --config or SOURCE DESTINATION");
+    const ZodbconvertConfig c = read_zodbconvert_config(a.config);
+    for (const auto& w : c.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+    // Full URIs (passwords included) go to the library; only redacted ones are printed.
+    o.source = c.source.uri.text();
+    o.destination = c.destination.uri.text();
+    o.source_blob_dir = o.source_blob_dir.empty() ? c.source.blob_dir : o.source_blob_dir;
+    o.destination_blob_dir =
+        o.destination_blob_dir.empty() ? c.destination.blob_dir : o.destination_blob_dir;
+  } else {
+    if (a.source.empty() || a.destination.empty()) {
+      throw ConfigError("convert needs SOURCE and DESTINATION URIs, or --config FILE");
+    }
+    o.source = a.source;
+    o.destination = a.destination;
+  }
+  ProgressPrinter progress(stderr);
+  o.on_progress = [&](const ConvertProgress& p) {
+    progress.update({p.transactions, p.records, p.bytes, p.total_transactions, p.seconds});
+  };
+  const ConvertReport r = convert(o);
+  progress.done();
+  const ProgressCounts totals{r.done.transactions, r.done.records, r.done.bytes, 0, r.done.seconds};
+  const double mb_s = r.done.seconds > 0 ? static_cast<double>(r.done.bytes) / 1e6 / r.done.seconds : 0;
+  if (r.cleared) std::printf("%s the destination first\n", o.dry_run ? "would clear" : "cleared");
+  if (r.started_after) std::printf("continuing after TID %s\n", r.started_after->hex().c_str());
+  std::printf("%s %s in %.1f s (%.1f MB/s)%s\n", o.dry_run ? "would copy" : "copied",
+              ProgressPrinter::describe(totals).c_str(), r.done.seconds, mb_s,
+              r.current_only ? ", current records only (history-free destination)" : "");
+  if (r.first_tid) {
+    std::printf("TIDs %s … %s\n", r.first_tid->hex().c_str(), r.last_tid->hex().c_str());
+  }
+  if (r.blobs_copied) std::printf("blob files %s: %lu\n", o.dry_run ? "to copy" : "copied",
+                                  static_cast<unsigned long>(r.blobs_copied));
+  if (r.blobs_skipped) {
+    std::printf("blob contents left behind (--skip-blobs): %lu\n",
+                static_cast<unsigned long>(r.blobs_skipped));
+  }
+  if (r.verified) {
+    if (r.differences.empty()) {
+      std::printf("verify: source and destination are equal\n");
+    } else {
+      for (const auto& d : r.differences) std::printf("verify: %s\n", d.c_str());
+      throw StorageError("verify found " + std::to_string(r.differences.size()) +
+                         (r.differences.size() >= 20 ? " or more" : "") + " differences");
+    }
+  }
+}
+
+}  // namespace
+
+void add_convert_command(CLI::App& app) {
+  auto a = std::make_shared<Args>();
+  CLI::App* cmd = app.add_subcommand(
+      "convert",
+      "Copy a database between SQLite, PostgreSQL, MySQL and Data.fs (file:) URIs, like "
+      "zodbconvert: every transaction with its TID and metadata into a history-preserving "
+      "destination, the current records (in resumable batches) into a history-free one.");
+  cmd->add_option("SOURCE", a->source, "the database to read");
+  cmd->add_option("DESTINATION", a->destination, "the database to write");
+  cmd->add_option("--config", a->config, "a zodbconvert configuration file (source and "
+                                         "destination sections)");
+  cmd->add_flag("--incremental", a->options.incremental,
+                "continue after the destination's last transaction (also resumes an "
+                "interrupted conversion)");
+  cmd->add_flag("--clear", a->options.clear, "empty the destination first");
+  cmd->add_flag("--dry-run", a->options.dry_run, "count what would be copied; change nothing");
+  cmd->add_flag("--verify", a->options.verify,
+                "afterwards compare source and destination record by record");
+  cmd->add_flag("--skip-blobs", a->options.skip_blobs,
+                "copy blob records without their contents when the destination cannot hold "
+                "them, and report how many");
+  cmd->add_option("--source-blob-dir", a->options.source_blob_dir,
+                  "blob directory of a Data.fs source");
+  cmd->add_option("--destination-blob-dir", a->options.destination_blob_dir,
+                  "blob directory of a Data.fs destination");
+  cmd->add_option("--batch", a->options.batch_records,
+                  "records per database transaction when loading a database destination")
+      ->check(CLI::PositiveNumber);
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace relstore::cli
