@@ -15,3 +15,14 @@ if(RELSTORE_SANITIZE)
   target_link_options(relstore_flags INTERFACE ${_san})
 endif()
 
+# Fuzzing: coverage instrumentation for libFuzzer plus AddressSanitizer and UBSan on every
+# target of ours; the fuzz executables add -fsanitize=fuzzer for libFuzzer's main.
+if(RELSTORE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "RELSTORE_FUZZ=ON needs clang (CMAKE_CXX_COMPILER=clang++)")
+  endif()
+  set(_fuzz -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+            -fno-omit-frame-pointer)
+  target_compile_options(relstore_flags INTERFACE ${_fuzz})
+  target_link_options(relstore_flags INTERFACE -fsanitize=address,undefined)
+endif()

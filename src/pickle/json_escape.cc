@@ -1,8 +1,9 @@
 // JSON strings: UTF-8 checking and escaping, the hottest code of the decoder (most of a
-// record's bytes are text). Strings are first checked to be well-formed UTF-8 without
-// surrogates, which nearly all are; those are then copied 16 bytes at a time, stopping only
-// at the bytes JSON must escape. The rare malformed string goes through a byte-wise path
-// that repairs it.
+// record's bytes are text). One pass copies 16 bytes at a time, stopping at bytes JSON must
+// escape and at non-ASCII bytes; runs of well-formed UTF-8 are checked a script-sized stride
+// at a time and copied; malformed bytes are repaired where they are. (A first version
+// checked the whole string and then escaped it: text that switches between ASCII and other
+// scripts paid twice.)
 #include <bit>
 #include <cstring>
 
@@ -18,6 +19,29 @@ namespace {
 constexpr char kHex[] = "0123456789abcdef";
 
 inline bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// The length of the well-formed multi-byte UTF-8 sequence at p (no surrogates, no overlong
+// forms), or 0 when there is none (ASCII, a malformed sequence, the end).
+inline size_t sequence_length(const unsigned char* p, const unsigned char* end) {
+  const unsigned char c = *p;
+  const size_t left = static_cast<size_t>(end - p);
+  if (c >= 0xE1 && c <= 0xEF && c != 0xED) {
+    return left >= 3 && is_cont(p[1]) && is_cont(p[2]) ? 3 : 0;
+  }
+  if (c >= 0xC2 && c <= 0xDF) return left >= 2 && is_cont(p[1]) ? 2 : 0;
+  if (c == 0xE0 || c == 0xED) {
+    // E0 needs A0..BF next (else overlong); ED needs 80..9F (else a surrogate).
+    const bool ok = left >= 3 && is_cont(p[2]) &&
+                    (c == 0xE0 ? p[1] >= 0xA0 && p[1] <= 0xBF : p[1] >= 0x80 && p[1] <= 0x9F);
+    return ok ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const bool ok = left >= 4 && is_cont(p[1]) && is_cont(p[2]) && is_cont(p[3]) &&
+                    !(c == 0xF0 && p[1] < 0x90) && !(c == 0xF4 && p[1] > 0x8F);
+    return ok ? 4 : 0;
+  }
+  return 0;
+}
 
 // Skips well-formed multi-byte UTF-8 sequences (no surrogates, no overlong forms) starting
 // at p; returns where it stops: at an ASCII byte, at the end, or at a byte that is not the
@@ -60,29 +84,9 @@ inline const unsigned char* skip_multibyte(const unsigned char* p, const unsigne
   }
 #endif
   while (p < end) {
-    const unsigned char c = *p;
-    const size_t left = static_cast<size_t>(end - p);
-    if (c >= 0xE1 && c <= 0xEF && c != 0xED) {
-      if (left < 3 || !is_cont(p[1]) || !is_cont(p[2])) return p;
-      p += 3;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      if (left < 2 || !is_cont(p[1])) return p;
-      p += 2;
-    } else if (c == 0xE0 || c == 0xED) {
-      if (left < 3 || !is_cont(p[2]) ||
-          (c == 0xE0 ? p[1] < 0xA0 || p[1] > 0xBF : p[1] < 0x80 || p[1] > 0x9F)) {
-        return p;  // overlong, or a surrogate
-      }
-      p += 3;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      if (left < 4 || !is_cont(p[1]) || !is_cont(p[2]) || !is_cont(p[3]) ||
-          (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] > 0x8F)) {
-        return p;
-      }
-      p += 4;
-    } else {
-      return p;
-    }
+    const size_t len = sequence_length(p, end);
+    if (len == 0) return p;
+    p += len;
   }
   return p;
 }
@@ -186,38 +190,6 @@ inline unsigned escape_mask(__m128i x) {
 }
 #endif
 
-// Escapes well-formed text. Writes at most 6 bytes per input byte plus 16 bytes of slack.
-char* escape_clean(char* o, const unsigned char* p, const unsigned char* end, bool replace_nul) {
-#if defined(__SSE2__)
-  while (p < end) {
-    const size_t left = static_cast<size_t>(end - p);
-    const size_t n = left < 16 ? left : 16;
-    const __m128i x = gather(p, n);
-    // Non-ASCII bytes were checked already and are copied as they are.
-    const unsigned mask = escape_mask(x) & ((1u << n) - 1);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), x);
-    if (mask == 0) {
-      o += n;
-      p += n;
-      continue;
-    }
-    const int k = std::countr_zero(mask);
-    o += k;
-    p += k;
-    o = put_ascii_escape(o, *p++, replace_nul);
-  }
-#else
-  for (; p < end; ++p) {
-    if (needs_escape(*p)) {
-      o = put_ascii_escape(o, *p, replace_nul);
-    } else {
-      *o++ = static_cast<char>(*p);
-    }
-  }
-#endif
-  return o;
-}
-
 // One byte (or sequence) of malformed text at p: valid sequences are copied, a high
 // surrogate directly followed by a low one (Python's "surrogatepass" spelling of a
 // character outside the BMP) is joined, anything else becomes U+FFFD.
@@ -250,10 +222,122 @@ char* put_repaired(const unsigned char*& p, const unsigned char* end, char* o) {
   return put_replacement(o);
 }
 
-char* escape_dirty(char* o, const unsigned char* p, const unsigned char* end, bool replace_nul) {
+#if defined(__SSE2__)
+// Whether the multi-byte sequences in the first `cut` bytes at p, all complete there, are
+// well-formed (no overlong forms, surrogates or code points past U+10FFFF): `odd` marks the
+// lead bytes that need a look at their second byte, and bytes that are never valid.
+bool odd_leads_ok(const unsigned char* p, unsigned odd) {
+  for (; odd; odd &= odd - 1) {
+    const int i = std::countr_zero(odd);
+    const unsigned char c = p[i], next = p[i + 1];
+    if (c == 0xE0 && next >= 0xA0) continue;
+    if (c == 0xED && next <= 0x9F) continue;
+    if (c == 0xF0 && next >= 0x90) continue;
+    if (c == 0xF4 && next <= 0x8F) continue;
+    return false;  // C0, C1, F5..FF, or a bad second byte
+  }
+  return true;
+}
+
+// One pass, 16 bytes at a time. A chunk of ASCII is copied up to the first byte JSON must
+// escape. A chunk with other bytes is checked as a whole with byte masks: every lead byte
+// must be followed by exactly as many continuation bytes as it announces, so the required
+// continuation positions (computed from the leads by shifts) must equal the actual ones.
+// A sequence that runs past the chunk ends it early. Mixed text (CJK with digits and
+// punctuation, Latin with accents) thus never leaves the vector loop. A chunk that fails
+// the check is handled one character at a time, repairing what is malformed. Writes at
+// most 6 bytes per input byte plus 16 bytes of slack.
+char* escape_vector(char* o, const unsigned char* p, const unsigned char* end, bool replace_nul) {
+  const __m128i k80 = _mm_set1_epi8(static_cast<char>(0x80));
+  const __m128i kC0 = _mm_set1_epi8(static_cast<char>(0xC0));
+  const __m128i kE0 = _mm_set1_epi8(static_cast<char>(0xE0));
+  const __m128i kF0 = _mm_set1_epi8(static_cast<char>(0xF0));
+  const __m128i kF8 = _mm_set1_epi8(static_cast<char>(0xF8));
+  const __m128i kFE = _mm_set1_epi8(static_cast<char>(0xFE));
+  const __m128i kF5 = _mm_set1_epi8(static_cast<char>(0xF5));
+  const __m128i kED = _mm_set1_epi8(static_cast<char>(0xED));
+  const __m128i kF4 = _mm_set1_epi8(static_cast<char>(0xF4));
+  const __m128i m3 = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64,
+                                   0, 0, 0, 0);  // F0 C0 C0 …: the bits that are tested
+  const __m128i v3 = _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32,
+                                   -128, -128, 0, 0, 0, 0);  // E0 80 80 …: their values
+  auto mask = [](__m128i v) { return static_cast<unsigned>(_mm_movemask_epi8(v)); };
+  while (p < end) {
+    const size_t left = static_cast<size_t>(end - p);
+    const unsigned n = left < 16 ? static_cast<unsigned>(left) : 16;
+    const __m128i x = gather(p, n);
+    const unsigned keep = (1u << n) - 1;
+    unsigned cut = n;
+    if (mask(x) & keep) {
+      // Within a run of CJK, four 3-byte characters: the shape test alone is enough.
+      if (n == 16 && *p >= 0xE1 && *p <= 0xEF && *p != 0xED &&
+          (mask(_mm_cmpeq_epi8(_mm_and_si128(x, m3), v3)) & 0x0FFF) == 0x0FFF &&
+          (mask(_mm_or_si128(_mm_cmpeq_epi8(x, kE0), _mm_cmpeq_epi8(x, kED))) & 0x0249) == 0) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o), x);
+        o += 12;
+        p += 12;
+        continue;
+      }
+      const unsigned cont = mask(_mm_cmpeq_epi8(_mm_and_si128(x, kC0), k80)) & keep;
+      const unsigned l2 = mask(_mm_cmpeq_epi8(_mm_and_si128(x, kE0), kC0)) & keep;
+      const unsigned l3 = mask(_mm_cmpeq_epi8(_mm_and_si128(x, kF0), kE0)) & keep;
+      const unsigned l4 = mask(_mm_cmpeq_epi8(_mm_and_si128(x, kF8), kF0)) & keep;
+      const unsigned leads = l2 | l3 | l4;
+      const unsigned need = (leads << 1) | ((l3 | l4) << 2) | (l4 << 3);
+      unsigned early = 0;  // positions at or past the cut that a sequence before it claims
+      if (need >> n) {
+        cut = 31 - static_cast<unsigned>(std::countl_zero(leads));
+        const unsigned before = ~(1u << cut);
+        early = (((leads & before) << 1) | (((l3 | l4) & before) << 2) | ((l4 & before) << 3)) >> cut;
+      }
+      const unsigned in = (1u << cut) - 1;
+      const unsigned odd =
+          mask(_mm_or_si128(
+              _mm_or_si128(_mm_cmpeq_epi8(_mm_and_si128(x, kFE), kC0),
+                           _mm_cmpeq_epi8(_mm_max_epu8(x, kF5), x)),
+              _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, kE0), _mm_cmpeq_epi8(x, kED)),
+                           _mm_or_si128(_mm_cmpeq_epi8(x, kF0), _mm_cmpeq_epi8(x, kF4))))) &
+          in;
+      if (cut == 0 || early || (need & in) != (cont & in) || (odd && !odd_leads_ok(p, odd))) {
+        // Not well-formed here: one character (or malformed byte) the slow way.
+        if (*p < 0x80) {
+          o = needs_escape(*p) ? put_ascii_escape(o, *p, replace_nul) : (*o = static_cast<char>(*p), o + 1);
+          ++p;
+        } else {
+          const size_t len = sequence_length(p, end);
+          if (len == 0) {
+            o = put_repaired(p, end, o);
+          } else {
+            for (size_t i = 0; i < len; ++i) o[i] = static_cast<char>(p[i]);
+            o += len;
+            p += len;
+          }
+        }
+        continue;
+      }
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(o), x);
+    const unsigned esc = escape_mask(x) & ((1u << cut) - 1);
+    if (esc == 0) {
+      o += cut;
+      p += cut;
+      continue;
+    }
+    const int k = std::countr_zero(esc);
+    o += k;
+    p += k;
+    o = put_ascii_escape(o, *p++, replace_nul);
+  }
+  return o;
+}
+#else
+// Without vectors: a check pass, then a plain copy for well-formed text (nearly all) or a
+// byte-wise repair for the rest.
+char* escape_scalar(char* o, const unsigned char* p, const unsigned char* end, bool replace_nul) {
+  const bool clean = clean_utf8(p, end);
   while (p < end) {
     const unsigned char c = *p;
-    if (c >= 0x80) {
+    if (c >= 0x80 && !clean) {
       o = put_repaired(p, end, o);
     } else if (needs_escape(c)) {
       o = put_ascii_escape(o, c, replace_nul);
@@ -265,6 +349,7 @@ char* escape_dirty(char* o, const unsigned char* p, const unsigned char* end, bo
   }
   return o;
 }
+#endif
 
 }  // namespace
 
@@ -272,18 +357,10 @@ char* JsonOut::escape(char* o, std::string_view s, bool replace_nul) {
   const unsigned char* p = reinterpret_cast<const unsigned char*>(s.data());
   const unsigned char* const end = p + s.size();
 #if defined(__SSE2__)
-  // Most strings are short ASCII names and values: one vector settles them.
-  if (s.size() <= 16) {
-    const __m128i x = gather(p, s.size());
-    const unsigned keep = (1u << s.size()) - 1;
-    if (((static_cast<unsigned>(_mm_movemask_epi8(x)) | escape_mask(x)) & keep) == 0) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), x);
-      return o + s.size();
-    }
-  }
+  return escape_vector(o, p, end, replace_nul);
+#else
+  return escape_scalar(o, p, end, replace_nul);
 #endif
-  return clean_utf8(p, end) ? escape_clean(o, p, end, replace_nul)
-                            : escape_dirty(o, p, end, replace_nul);
 }
 
 void JsonOut::put_latin1_string(std::string_view s, bool replace_nul) {

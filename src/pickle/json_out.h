@@ -1,6 +1,8 @@
 // The JSON text buffer of the decoder and its primitive writers. Hand-written because it is
-// the hot path: one growing buffer that is reused between records, strings escaped eight
-// bytes at a time, numbers through std::to_chars.
+// the hot path: one growing buffer that is reused between records, strings escaped 16 bytes
+// at a time (json_escape.cc), numbers through std::to_chars. (Handing the buffer to the
+// caller by swapping strings instead of copying the text measured slower: two buffers
+// alternating cost more cache than the copy.)
 #pragma once
 
 #include <cstddef>

@@ -75,16 +75,24 @@ class RefConsumer {
 }  // namespace
 
 std::vector<Oid> scan_references(std::string_view record) {
-  std::vector<Oid> refs;
-  pickle::ByteArena arena;
-  RefConsumer consumer(refs);
-  pickle::Walker<RefConsumer> walker(consumer, arena);
+  // Per thread, so that scanning every record of a pack allocates once, not per record.
+  struct Context {
+    pickle::ByteArena arena;
+    std::vector<Oid> refs;
+    RefConsumer consumer{refs};
+    pickle::Walker<RefConsumer> walker{consumer, arena};
+  };
+  thread_local Context c;
+  c.refs.clear();
+  c.arena.reset();
+  c.walker.reset();
   size_t pos = 0;
-  walker.run(record, pos);  // the class pickle holds no references but fills the memo
+  c.walker.run(record, pos);  // the class pickle holds no references but fills the memo
   if (pos >= record.size()) {
     throw PickleError(pickle::describe_error("record has no state pickle", pos, -1), pos, -1);
   }
-  walker.run(record, pos);
+  c.walker.run(record, pos);
+  std::vector<Oid> refs = c.refs;
   std::sort(refs.begin(), refs.end());
   refs.erase(std::unique(refs.begin(), refs.end()), refs.end());
   return refs;

@@ -79,6 +79,16 @@ TEST(PickleHostile, LongIntegerLimit) {
   expect_error(record(op(0x8b) + le(b.size(), 4) + b), "integer longer than 10000 digits");
 }
 
+TEST(PickleHostile, BigIntegerBudgetPerRecord) {
+  // Decimal conversion is quadratic: 16 integers of 4 KB are allowed, a 17th is not.
+  std::string b(4096, '\x11');
+  std::string ops = mark();
+  for (int i = 0; i < 16; ++i) ops += op(0x8b) + le(b.size(), 4) + b;
+  EXPECT_NO_THROW(decode_record(record(ops + "t")));
+  expect_error(record(ops + op(0x8b) + le(b.size(), 4) + b + "t"),
+               "more than 64 KiB of big integers in one record");
+}
+
 TEST(PickleHostile, MemoAbuse) {
   expect_error(record(get(9)), "memo key 9 was never stored");
   expect_error(record(none() + "r" + le(0xffffffff, 4)), "over the limit");

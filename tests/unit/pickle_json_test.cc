@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "pickle/json_out.h"
 
@@ -104,6 +106,94 @@ TEST(PickleJson, MalformedUtf8IsRepaired) {
   std::string want(100, 'z');
   want.replace(70, 1, fffd);
   EXPECT_EQ(string_json(s), "\"" + want + "\"");
+}
+
+// A byte-at-a-time statement of what put_string must produce, to hold the vector code to.
+std::string reference_json(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const std::string fffd = "\xef\xbf\xbd";
+  auto b = [&](size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
+  auto cont = [&](size_t i) { return i < s.size() && (b(i) & 0xC0) == 0x80; };
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    const unsigned c = b(i);
+    if (c < 0x80) {
+      if (c == '"' || c == '\\') {
+        out += '\\';
+        out += static_cast<char>(c);
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c == '\b') {
+        out += "\\b";
+      } else if (c == '\f') {
+        out += "\\f";
+      } else if (c < 0x20) {
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+      ++i;
+      continue;
+    }
+    size_t len = 0;
+    if (c >= 0xC2 && c <= 0xDF && cont(i + 1)) len = 2;
+    if (c >= 0xE0 && c <= 0xEF && cont(i + 1) && cont(i + 2) && !(c == 0xE0 && b(i + 1) < 0xA0) &&
+        !(c == 0xED && b(i + 1) >= 0xA0)) {
+      len = 3;
+    }
+    if (c >= 0xF0 && c <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3) &&
+        !(c == 0xF0 && b(i + 1) < 0x90) && !(c == 0xF4 && b(i + 1) > 0x8F)) {
+      len = 4;
+    }
+    if (len) {
+      out += s.substr(i, len);
+      i += len;
+    } else if (c == 0xED && b(i + 1) >= 0xA0 && cont(i + 2)) {
+      const unsigned hi = 0xD000 | ((b(i + 1) & 0x3F) << 6) | (b(i + 2) & 0x3F);
+      if (hi < 0xDC00 && b(i + 3) == 0xED && b(i + 4) >= 0xB0 && cont(i + 4) && cont(i + 5)) {
+        const unsigned lo = 0xD000 | ((b(i + 4) & 0x3F) << 6) | (b(i + 5) & 0x3F);
+        const unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+        out += static_cast<char>(0xF0 | (cp >> 18));
+        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        out += static_cast<char>(0x80 | (cp & 0x3F));
+        i += 6;
+      } else {
+        out += fffd;
+        i += 3;
+      }
+    } else {
+      out += fffd;
+      ++i;
+    }
+  }
+  return out + "\"";
+}
+
+TEST(PickleJson, VectorEscapingMatchesTheReference) {
+  // Random strings from pieces that exercise every branch: ASCII, escapes, 2/3/4-byte
+  // characters, the leads with range rules (E0, ED, F0, F4), surrogates, stray bytes.
+  const std::vector<std::string> pieces = {
+      "a", "plain text ", "0123456789", "\"", "\\", "\n", std::string("\0", 1), "\x1f",
+      "\xc3\xa9", "\xd0\x96", "\xe6\x8d\xb7", "\xef\xbc\x88", "\xe0\xa4\xb9", "\xed\x95\x9c",
+      "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xb8\x80",
+      "\xed\xa0\xbd\xed\xb8\x80", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xc0\x80", "\xc1",
+      "\xf5", "\xff", "\x80", "\xbf", "\xe6\x8d", "\xf0\x9f",
+      "\xe6\x8d\xb7\xe5\x85\x8b\xe5\x85\xb1\xe5\x92\x8c\xe5\x9c\x8b\xe6\x8d\xb7",  // 6 CJK
+      "\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96"};          // 8 Cyrillic
+  std::mt19937 rng(6);
+  for (int round = 0; round < 50000; ++round) {
+    std::string s;
+    const int count = static_cast<int>(rng() % 24);
+    for (int i = 0; i < count; ++i) s += pieces[rng() % pieces.size()];
+    ASSERT_EQ(string_json(s), reference_json(s)) << ::testing::PrintToString(s);
+  }
 }
 
 TEST(PickleJson, Hex) {
