@@ -46,8 +46,12 @@ void create_database(Scheme scheme, const StorageUri& base, const std::string& n
 
 std::optional<std::string> server_base_uri(Scheme scheme) {
   const char* env = nullptr;
+#ifdef RELSTORE_HAVE_POSTGRESQL
   if (scheme == Scheme::postgresql) env = std::getenv("RELSTORE_TEST_POSTGRESQL_URI");
+#endif
+#ifdef RELSTORE_HAVE_MYSQL
   if (scheme == Scheme::mysql) env = std::getenv("RELSTORE_TEST_MYSQL_URI");
+#endif
   if (!env || !*env) return std::nullopt;
   return std::string(env);
 }

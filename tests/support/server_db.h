@@ -9,7 +9,8 @@
 
 namespace relstore::testing {
 
-// The environment's URI for a server backend, or none when it names no server.
+// The environment's URI for a server backend, or none when it names no server or this
+// build has no such backend.
 std::optional<std::string> server_base_uri(Scheme scheme);
 
 // The URI of database `<base database><suffix>` on that server, with `history=` set for
