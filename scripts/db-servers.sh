@@ -29,11 +29,13 @@ start_postgresql() {
   port=$(free_port)
   rm -rf "$d" && mkdir -p "$d"
   [ "$(id -u)" = 0 ] && chown postgres: "$d"
-  as_user postgres "$pg_bin/initdb" -D "$d/data" -U postgres -A trust --no-sync -E UTF8 \
-    --locale=C.UTF-8 >"$d/initdb.log"
+  # TCP connections must give a password (tests check a wrong one is refused); the
+  # superuser sets up through the Unix socket in $d.
+  as_user postgres "$pg_bin/initdb" -D "$d/data" -U postgres --auth-local=trust \
+    --auth-host=scram-sha-256 --no-sync -E UTF8 --locale=C.UTF-8 >"$d/initdb.log"
   as_user postgres "$pg_bin/pg_ctl" -D "$d/data" -l "$d/log" -w \
     -o "-p $port -k $d -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
-  psql -q -h 127.0.0.1 -p "$port" -U postgres \
+  psql -q -h "$d" -p "$port" -U postgres \
     -c "CREATE ROLE relstore LOGIN PASSWORD 'relstore' CREATEDB" \
     -c "CREATE DATABASE relstore_test OWNER relstore" >/dev/null
   echo "$port" >"$d/port"

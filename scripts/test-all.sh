@@ -56,4 +56,7 @@ step "concurrency tests under ThreadSanitizer"
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/conformance/conformance_sqlite \
   --gtest_filter='*Concurrency*:*FinishCallback*:*ReadCurrentKeeps*:*FinishAfterASuccessfulVote*:*NewOid*'
 
+step "fuzzing the pickle decoder for 120 s (libFuzzer, ASan, UBSan)"
+scripts/fuzz.sh 120
+
 step "all tests passed"

@@ -2,7 +2,6 @@
 
 #include <cctype>
 #include <charconv>
-#include <regex>
 
 #include "relstore/errors.h"
 
@@ -29,11 +28,12 @@ std::string percent_decode(std::string_view s, std::string_view what) {
   return out;
 }
 
-std::string percent_encode(std::string_view s) {
+// Encodes everything but unreserved characters; '/' only when `keep_slash` (paths).
+std::string percent_encode(std::string_view s, bool keep_slash = false) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == '/') {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -198,8 +198,8 @@ std::string render(const StorageUri& u, bool redact) {
   std::string out = scheme_name(u.scheme);
   out += ':';
   if (u.scheme == Scheme::sqlite || u.scheme == Scheme::file) {
-    out += u.database.starts_with('/') ? "//" + percent_encode(u.database)
-                                       : percent_encode(u.database);
+    out += u.database.starts_with('/') ? "//" + percent_encode(u.database, true)
+                                       : percent_encode(u.database, true);
   } else {
     out += "//";
     if (!u.user.empty() || !u.password.empty()) {
@@ -249,11 +249,60 @@ StorageOptions StorageUri::options() const {
 }
 
 std::string redact_secrets(std::string_view text) {
-  static const std::regex kUserinfo(R"(([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@)");
-  static const std::regex kKeyValue(R"(((?:password|passwd|pwd)\s*=\s*)('[^']*'|[^\s&]*))",
-                                    std::regex::icase);
-  std::string s = std::regex_replace(std::string(text), kUserinfo, "$1***@");
-  return std::regex_replace(s, kKeyValue, "$1***");
+  // Two shapes of secret: URI credentials "scheme://user:SECRET@host" and key=value pairs
+  // "password=SECRET" / "passwd='SECRET'" / "pwd=SECRET" (libpq and MySQL styles).
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  auto lower_at = [&](size_t at, std::string_view word) {
+    if (at + word.size() > text.size()) return false;
+    for (size_t k = 0; k < word.size(); ++k) {
+      if (std::tolower(static_cast<unsigned char>(text[at + k])) != word[k]) return false;
+    }
+    return true;
+  };
+  while (i < text.size()) {
+    if (text.compare(i, 3, "://") == 0) {
+      // Copy "://user" then, if a ':' comes before '@' and before any '/', hide the rest.
+      out += "://";
+      i += 3;
+      const size_t end = text.find_first_of("/ \t\n'\"", i);
+      const size_t at = text.find('@', i);
+      const size_t colon = text.find(':', i);
+      if (at != std::string_view::npos && colon < at && (end == std::string_view::npos || at < end)) {
+        out.append(text.substr(i, colon + 1 - i));
+        out += "***";
+        i = at;
+      }
+      continue;
+    }
+    bool matched = false;
+    for (std::string_view key : {"password", "passwd", "pwd"}) {
+      const bool word_start = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
+      if (!word_start || !lower_at(i, key)) continue;
+      size_t j = i + key.size();
+      while (j < text.size() && text[j] == ' ') ++j;
+      if (j >= text.size() || text[j] != '=') continue;
+      ++j;
+      while (j < text.size() && text[j] == ' ') ++j;
+      out.append(text.substr(i, j - i));
+      out += "***";
+      if (j < text.size() && text[j] == '\'') {
+        const size_t close = text.find('\'', j + 1);
+        j = close == std::string_view::npos ? text.size() : close + 1;
+      } else {
+        while (j < text.size() && !std::isspace(static_cast<unsigned char>(text[j])) &&
+               text[j] != '&') {
+          ++j;
+        }
+      }
+      i = j;
+      matched = true;
+      break;
+    }
+    if (!matched) out += text[i++];
+  }
+  return out;
 }
 
 }  // namespace relstore

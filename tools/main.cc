@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   relstore::cli::add_migrate_command(app);
   relstore::cli::add_sample_command(app);
   relstore::cli::add_convert_command(app);
+  relstore::cli::add_json_mirror_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -6,6 +6,7 @@
 
 #include "adapters/sqlite/bulk_loader.h"
 #include "adapters/sqlite/db_iterator.h"
+#include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/load_connection.h"
 #include "adapters/sqlite/oid_allocator.h"
 #include "adapters/sqlite/queries.h"
@@ -135,6 +136,38 @@ void SqliteAdapter::bulk_restore(std::span<const TransactionRecord> transactions
 void SqliteAdapter::bulk_finish() { bulk_.reset(); }
 
 SqliteAdapter::~SqliteAdapter() = default;
+
+Db& SqliteAdapter::mirror_db() {
+  if (!mirror_db_) mirror_db_ = open_main(loc_, loc_.read_only ? Role::inspect : Role::store);
+  return *mirror_db_;
+}
+
+backend::MirrorState SqliteAdapter::mirror_state() {
+  return json_mirror::state(mirror_db(), loc_.keep_history);
+}
+
+void SqliteAdapter::set_mirror_mode(MirrorMode mode) {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::set_mode(mirror_db(), mode);
+}
+
+backend::MirrorChanges SqliteAdapter::mirror_changes(Tid since, size_t limit) {
+  return json_mirror::changes(mirror_db(), loc_.keep_history, since, limit);
+}
+
+std::vector<Oid> SqliteAdapter::mirror_orphans(size_t limit) {
+  return json_mirror::orphans(mirror_db(), loc_.keep_history, limit);
+}
+
+void SqliteAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::apply(mirror_db(), loc_.keep_history, batch, mirrored_to);
+}
+
+void SqliteAdapter::mirror_clear() {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::clear(mirror_db());
+}
 
 std::vector<int> SqliteAdapter::applied_migrations() {
   auto db = open_main(loc_, Role::inspect);

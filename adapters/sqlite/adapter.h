@@ -51,15 +51,23 @@ class SqliteAdapter : public backend::Adapter {
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   void bulk_restore(std::span<const TransactionRecord> transactions) override;
   void bulk_finish() override;
+  backend::MirrorState mirror_state() override;
+  void set_mirror_mode(MirrorMode mode) override;
+  backend::MirrorChanges mirror_changes(Tid since, size_t limit) override;
+  std::vector<Oid> mirror_orphans(size_t limit) override;
+  void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) override;
+  void mirror_clear() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 
  private:
   BulkLoader& bulk();
+  Db& mirror_db();
 
   Location loc_;
   std::string describe_;
   std::unique_ptr<BulkLoader> bulk_;
+  std::unique_ptr<Db> mirror_db_;  // the connection mirror maintenance uses
 };
 
 }  // namespace relstore::sqlite

@@ -1,4 +1,5 @@
 #include "adapters/sqlite/bulk_loader.h"
+#include "adapters/sqlite/queries.h"
 
 #include <algorithm>
 
@@ -15,10 +16,6 @@ constexpr const char* kUpsertCurrent =
     "state = excluded.state";
 constexpr const char* kDropBlobs = "DELETE FROM blob_chunk WHERE zoid = ?";
 constexpr const char* kDeleteCurrent = "DELETE FROM object_state WHERE zoid = ?";
-constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
-constexpr const char* kInsertTransaction =
-    "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
-    "VALUES (?, ?, ?, ?, ?, ?)";
 constexpr const char* kInsertRevision =
     "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
     "VALUES (?1, ?2, COALESCE((SELECT tid FROM current_object WHERE zoid = ?1), 0), ?3, ?4, ?5)";

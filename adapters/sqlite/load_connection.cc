@@ -1,5 +1,6 @@
 #include "adapters/sqlite/load_connection.h"
 
+#include "adapters/sqlite/json_mirror.h"
 #include "relstore/timestamp.h"
 
 namespace relstore::sqlite {
@@ -15,6 +16,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   backend::PollResult r;
   // The first read fixes the WAL snapshot.
   r.last_tid = Tid::from_sql(db_->query_int(q_.last_tid));
+  r.mirror_mode = json_mirror::read_mode(*db_);
   if (since) {
     r.changes.emplace();
     if (r.last_tid > *since) {

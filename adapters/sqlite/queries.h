@@ -26,5 +26,10 @@ inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = 
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
+// History-preserving commits and restores.
+inline constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
+inline constexpr const char* kInsertTransaction =
+    "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
+    "VALUES (?, ?, ?, ?, ?, ?)";
 
 }  // namespace relstore::sqlite

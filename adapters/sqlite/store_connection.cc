@@ -1,6 +1,7 @@
 #include "adapters/sqlite/store_connection.h"
 
 #include "adapters/sqlite/errors.h"
+#include "adapters/sqlite/json_mirror.h"
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -11,10 +12,6 @@ constexpr const char* kInsertTemp =
     "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES (?, ?, ?, ?)";
 constexpr const char* kReplaceTemp =
     "UPDATE temp_store SET prev_tid = ?, md5 = ?, state = ? WHERE zoid = ?";
-constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
-constexpr const char* kInsertTransaction =
-    "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
-    "VALUES (?, ?, ?, ?, ?, ?)";
 constexpr const char* kMoveHp =
     "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
     "SELECT t.zoid, ?1, COALESCE(c.tid, 0), t.md5, COALESCE(LENGTH(t.state), 0), t.state "
@@ -101,6 +98,8 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
                          ": the database already has a transaction with that TID");
     }
   }
+  // Read under the write lock, the mode cannot change before finish.
+  mirror_in_commit_ = json_mirror::read_mode(*db_) == MirrorMode::in_commit;
   db_->prepared("DELETE FROM temp_store").run();
   upload(req.records);
   check_read_current(req.read_current);
@@ -162,6 +161,7 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
     s.step();
   }
   move(tid);
+  if (req.mirror) json_mirror::write_in_commit(*db_, *req.mirror, tid);
   db_->prepared("DELETE FROM temp_store").run();
   try {
     db_->prepared("COMMIT").run();

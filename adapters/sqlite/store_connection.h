@@ -24,6 +24,7 @@ class SqliteStoreConnection : public backend::StoreConnection {
   void rollback() noexcept override;
   std::vector<Oid> allocate_oids() override;
   void set_min_oid(Oid oid) override;
+  std::optional<bool> mirror_in_commit() const override { return mirror_in_commit_; }
 
  private:
   void upload(std::span<const backend::PendingRecord> records);
@@ -36,6 +37,7 @@ class SqliteStoreConnection : public backend::StoreConnection {
   std::unique_ptr<OidAllocator> oids_;
   const Queries& q_;
   size_t record_count_ = 0;
+  bool mirror_in_commit_ = false;
 };
 
 }  // namespace relstore::sqlite

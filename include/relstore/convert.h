@@ -47,6 +47,7 @@ struct ConvertReport {
   uint64_t blobs_skipped = 0;
   std::optional<Tid> first_tid, last_tid;  // of what was (or would be) copied
   std::vector<std::string> differences;    // from verify; empty when equal
+  uint64_t mirror_rows = 0;  // JSON mirror rows written to catch the in-commit mirror up
   bool verified = false;
 };
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,7 +13,10 @@
 #include <utility>
 #include <vector>
 
+#include "mirror/rows.h"
 #include "relstore/errors.h"
+#include "relstore/json_mirror.h"
+#include "relstore/pickle.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
 
@@ -34,6 +39,8 @@ struct PollResult {
   Tid last_tid;  // the newest TID the new snapshot sees (zero when empty)
   // (oid, tid) committed after `since`; none when no `since` was given.
   std::optional<std::vector<std::pair<Oid, Tid>>> changes;
+  // The JSON mirror's mode, when the dialect reads it along with the poll.
+  std::optional<MirrorMode> mirror_mode;
 };
 
 // A connection whose read transaction is an instance's snapshot.
@@ -91,6 +98,9 @@ struct ConflictRow {
 
 struct FinishRequest {
   const TransactionMetaData* meta = nullptr;
+  // In-commit JSON mirror rows for this commit's records (their tid is the commit's);
+  // null when the mirror is not in in-commit mode.
+  const mirror::Batch* mirror = nullptr;
   std::optional<Tid> forced_tid;  // restore/convert: use this TID as is
   char status = ' ';
   double now = 0;  // the client clock, for dialects that choose TIDs on the client
@@ -118,6 +128,26 @@ class StoreConnection {
   virtual void set_min_oid(Oid oid) = 0;
   // Whether the connection is still usable (false after a lost connection).
   virtual bool healthy() const { return true; }
+  // Whether the last vote found the JSON mirror in in-commit mode, for dialects that read
+  // it there (under locks that keep it from changing before finish); none if not read.
+  virtual std::optional<bool> mirror_in_commit() const { return std::nullopt; }
+};
+
+// The mirror as a dialect reports it.
+struct MirrorState {
+  MirrorMode mode = MirrorMode::off;
+  Tid last_tid;
+  Tid database_tid;
+  uint64_t rows = 0;
+  uint64_t errors = 0;
+  uint64_t pending = 0;  // current states with tid > last_tid
+};
+
+// Current states committed after a TID, read in one snapshot, whole transactions only.
+struct MirrorChanges {
+  std::vector<std::pair<Oid, StateRow>> states;  // ascending tid
+  Tid database_tid;  // the snapshot's last TID
+  bool more = false;  // the limit cut the list: ask again from the last tid returned
 };
 
 // A current record for a history-free bulk load (convert).
@@ -163,6 +193,42 @@ class Adapter {
   }
   // The bulk load is over: undo whatever the dialect changed for it.
   virtual void bulk_finish() {}
+
+  // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---
+  // How this dialect's JSON column wants decoded text (PostgreSQL's jsonb refuses NUL).
+  virtual DecodeOptions mirror_decode_options() const { return {}; }
+  virtual MirrorState mirror_state() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
+  // Sets the mode under the commit lock, so no commit straddles the change.
+  virtual void set_mirror_mode(MirrorMode mode) {
+    (void)mode;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  virtual MirrorChanges mirror_changes(Tid since, size_t limit) {
+    (void)since;
+    (void)limit;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Mirror rows whose object no longer exists (history-free deletions leave no trace to
+  // follow), at most `limit`.
+  virtual std::vector<Oid> mirror_orphans(size_t limit) {
+    (void)limit;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Writes a follow/rebuild batch in one transaction. Each row, error and delete is
+  // applied only if its TID is still the object's current state, so a batch read from an
+  // older snapshot never overwrites what a later commit wrote. Then moves last_tid up to
+  // `mirrored_to` when given.
+  virtual void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+    (void)batch;
+    (void)mirrored_to;
+    throw SchemaError(dialect() + ": no JSON mirror yet");
+  }
+  // Empties object_json and the error list and sets last_tid to zero.
+  virtual void mirror_clear() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
+  // Waits up to `seconds` for commits (PostgreSQL: LISTEN/NOTIFY); by default just sleeps.
+  virtual void mirror_wait(double seconds) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
 
   // Versions recorded in relstore_schema, ascending; empty when the table is missing.
   virtual std::vector<int> applied_migrations() {

@@ -43,20 +43,28 @@ backend::LoadConnection& DbInstance::load_conn() {
 
 void DbInstance::restart_snapshot() {
   auto& conn = load_conn();
-  const std::optional<Tid> since = had_snapshot_ ? std::optional(snapshot_tid_) : std::nullopt;
+  // Without an earlier snapshot, what this instance knows comes from its own commits: the
+  // changes since just before the first of them tell which of those states are stale.
+  std::optional<Tid> since;
+  if (had_snapshot_) {
+    since = snapshot_tid_;
+  } else if (first_own_commit_) {
+    since = Tid(first_own_commit_->value() - 1);
+  }
   backend::PollResult r;
   {
     std::shared_lock visible(storage_.visibility());
     r = conn.begin_snapshot(since);
   }
   in_snapshot_ = true;
+  if (r.mirror_mode) storage_.note_mirror_mode(*r.mirror_mode);
   if (r.changes) {
     for (const auto& [oid, tid] : *r.changes) {
       if (own_commits_.count(tid)) continue;  // our own commit: the cache already has it
       known_.erase(oid);
       pending_.insert(oid);
     }
-  } else if (had_snapshot_ || !known_.empty()) {
+  } else if (had_snapshot_ || !known_.empty()) {  // (a dialect that could not list changes)
     // No baseline to compare with, but this instance already holds states (its own
     // commits made before any snapshot): they may be stale now.
     pending_everything_ = true;
@@ -68,6 +76,7 @@ void DbInstance::restart_snapshot() {
     known_.clear();
   }
   own_commits_.clear();
+  first_own_commit_.reset();
   had_snapshot_ = true;
   snapshot_tid_ = r.last_tid;
   if (known_.size() > kMaxKnown) known_.clear();
@@ -332,6 +341,17 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   check_txn(txn, Phase::voted, "tpc_finish");
   backend::FinishRequest req;
   req.meta = txn_;
+  // In-commit JSON mirror: rows of the final states (after conflict resolution), written
+  // by finish in the same database transaction. Decoding never fails the commit.
+  mirror::Batch mirror_rows;
+  if (store_->mirror_in_commit().value_or(storage_.mirror_in_commit())) {
+    if (!decoder_) decoder_ = std::make_unique<RecordDecoder>();
+    const DecodeOptions options = storage_.adapter().mirror_decode_options();
+    for (const auto& r : records_) {
+      mirror::add_state(r.oid, Tid(0), r.state, *decoder_, options, mirror_rows);
+    }
+    req.mirror = &mirror_rows;
+  }
   req.forced_tid = forced_tid_;
   req.status = status_;
   req.now = storage_.now();
@@ -365,6 +385,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   }
   own_commits_.insert(tid);
   last_own_commit_ = std::max(last_own_commit_, tid);
+  if (!had_snapshot_ && !first_own_commit_) first_own_commit_ = tid;
   reset_txn();
   // The commit is durable; the callback runs before any instance of this storage can
   // start a snapshot that sees it.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/adapter.h"
+#include "relstore/pickle.h"
 #include "relstore/storage.h"
 
 namespace relstore {
@@ -75,6 +76,7 @@ class DbInstance : public StorageInstance {
   bool had_snapshot_ = false;
   Tid snapshot_tid_;
   Tid last_own_commit_;
+  std::optional<Tid> first_own_commit_;  // this instance's first commit before any snapshot
   std::unordered_map<Oid, Tid> known_;     // oid -> current tid, valid for this snapshot
   std::unordered_set<Tid> own_commits_;    // this instance's commits not yet polled past
   std::unordered_set<Oid> pending_;        // invalidations found before the next poll
@@ -90,6 +92,7 @@ class DbInstance : public StorageInstance {
   std::vector<backend::ReadCurrent> read_current_;
   std::unique_ptr<backend::StoreConnection> store_;
   bool restoring_ = false;
+  std::unique_ptr<RecordDecoder> decoder_;  // for in-commit JSON mirror rows
   bool released_ = false;
 };
 

@@ -54,6 +54,13 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   // an instance starts a snapshot, so no instance sees a commit before its callback ran.
   std::shared_mutex& visibility() { return visibility_; }
 
+  // The JSON mirror's mode as last seen by a poll (dialects that read it at vote know it
+  // exactly; this is for the others).
+  bool mirror_in_commit() const { return mirror_in_commit_.load(std::memory_order_relaxed); }
+  void note_mirror_mode(MirrorMode mode) {
+    mirror_in_commit_.store(mode == MirrorMode::in_commit, std::memory_order_relaxed);
+  }
+
   void count_hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
   void count_miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
   void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
@@ -75,6 +82,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   uint64_t high_water_ = 0;     // the allocator is known to be past this
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, commits_{0};
+  std::atomic<bool> mirror_in_commit_{false};
 };
 
 }  // namespace relstore

@@ -14,10 +14,12 @@
 #include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
+#include "relstore/json_mirror.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "relstore/timestamp.h"
 #include "support/corpus.h"
+#include "support/server_db.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -64,15 +66,12 @@ std::vector<std::string> differences(const std::string& a, const std::string& b)
 // environment names their servers (CI does), each in the mode asked for.
 std::vector<std::string> server_legs(bool keep_history) {
   std::vector<std::string> out;
-  for (const char* env : {"RELSTORE_TEST_POSTGRESQL_URI", "RELSTORE_TEST_MYSQL_URI"}) {
-    const char* uri = std::getenv(env);
-    if (!uri) continue;
-    // One database per mode, as the conformance contexts make them (<db>_hf, <db>_hp);
-    // ctest keeps these tests and those suites from running at the same time.
-    StorageUri u = StorageUri::parse(uri);
-    u.database += keep_history ? "_hp" : "_hf";
-    u.params["history"] = keep_history ? "preserving" : "free";
-    out.push_back(u.text());
+  for (Scheme scheme : {Scheme::postgresql, Scheme::mysql}) {
+    if (!testing::server_base_uri(scheme)) continue;
+    // A database of its own per mode (a database keeps one mode for its life); ctest keeps
+    // these tests from running alongside that backend's conformance suite.
+    out.push_back(testing::server_database_uri(scheme, keep_history ? "_convert_hp" : "_convert_hf",
+                                               keep_history));
   }
   return out;
 }
@@ -352,6 +351,19 @@ TEST(Convert, AnInterruptedHistoryFreeConversionResumes) {
   run(src, straight);
   EXPECT_EQ(differences(straight, dst), std::vector<std::string>{});
   EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+}
+
+TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
+  TempDir d;
+  const std::string path = sample_file(d, 300);
+  const std::string dst = "sqlite://" + d.sub("mirrored");
+  open_storage(dst)->close();
+  mirror_enable(dst, MirrorMode::in_commit);
+  const auto r = run("file://" + path, dst);
+  EXPECT_GT(r.mirror_rows, 0u);
+  const MirrorStatus s = mirror_status(dst);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
 }
 
 TEST(Convert, SameSourceAndDestinationIsRefused) {

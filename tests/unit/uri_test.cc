@@ -72,6 +72,24 @@ TEST(Uri, PasswordsNeverAppear) {
   EXPECT_EQ(redact_secrets("mysql://a:hunter2@b/c").find("hunter2"), std::string::npos);
 }
 
+TEST(Uri, RedactSecretsInFreeText) {
+  EXPECT_EQ(redact_secrets("host=x password='a b' user=z"), "host=x password=*** user=z");
+  EXPECT_EQ(redact_secrets("PASSWORD = hunter2&next=1"), "PASSWORD = ***&next=1");
+  EXPECT_EQ(redact_secrets("failed: postgresql://u:secret@h:5/db"), "failed: postgresql://u:***@h:5/db");
+  EXPECT_EQ(redact_secrets("sqlite:///a/b:c@d"), "sqlite:///a/b:c@d");
+  EXPECT_EQ(redact_secrets("no secrets here"), "no secrets here");
+  EXPECT_EQ(redact_secrets("mypasswordfield=1"), "mypasswordfield=1");
+}
+
+TEST(Uri, TextRoundTripsWithThePassword) {
+  const auto u = StorageUri::parse("mysql://a%40b:p%2Fw@[::1]:3306/db?unix_socket=%2Frun%2Fs");
+  const auto again = StorageUri::parse(u.text());
+  EXPECT_EQ(again.user, "a@b");
+  EXPECT_EQ(again.password, "p/w");
+  EXPECT_EQ(again.host, "::1");
+  EXPECT_EQ(again.params.at("unix_socket"), "/run/s");
+}
+
 TEST(Uri, Options) {
   auto o = StorageUri::parse("sqlite:///x?read_only=1&cache_mb=8&commit_lock_timeout=2.5&pragma=y")
                .options();

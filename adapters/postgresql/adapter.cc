@@ -1,0 +1,161 @@
+#include "adapters/postgresql/adapter.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "adapters/postgresql/db_iterator.h"
+#include "adapters/postgresql/load_connection.h"
+#include "adapters/postgresql/oid_allocator.h"
+#include "adapters/postgresql/queries.h"
+#include "adapters/postgresql/schema_installer.h"
+#include "adapters/postgresql/store_connection.h"
+#include "backend/registry.h"
+#include "relstore/errors.h"
+
+namespace relstore::postgresql {
+namespace {
+
+const char* role_name(Role role) {
+  switch (role) {
+    case Role::load:
+      return "load";
+    case Role::store:
+      return "store";
+    case Role::admin:
+      return "admin";
+    case Role::iterator:
+      return "iterator";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Location location_of(const StorageUri& uri, const StorageOptions& options) {
+  Location loc;
+  auto& params = loc.connect.params;
+  if (!uri.host.empty()) params.emplace_back("host", uri.host);
+  if (uri.port) params.emplace_back("port", std::to_string(*uri.port));
+  if (!uri.database.empty()) params.emplace_back("dbname", uri.database);
+  if (!uri.user.empty()) params.emplace_back("user", uri.user);
+  if (!uri.password.empty()) params.emplace_back("password", uri.password);
+  const std::vector<std::string> known = libpq_keywords();
+  bool has_connect_timeout = false;
+  for (const auto& [key, value] : options.driver) {
+    if (key == "application_name") {
+      loc.application_name = value;
+    } else if (key == "options") {
+      loc.options = value;
+    } else if (std::find(known.begin(), known.end(), key) != known.end()) {
+      has_connect_timeout = has_connect_timeout || key == "connect_timeout";
+      params.emplace_back(key, value);
+    } else {
+      // The value is not quoted: it could be a secret given under a misspelt name.
+      throw ConfigError("unknown option '" + key +
+                        "' for a postgresql: URI (relstore's: history, read_only, cache_mb, "
+                        "commit_lock_timeout, create; anything else must be a libpq "
+                        "connection parameter such as sslmode or connect_timeout)");
+    }
+  }
+  // libpq waits forever by default; an unreachable server should be an error instead.
+  if (!has_connect_timeout) params.emplace_back("connect_timeout", "10");
+  loc.connect.describe = uri.redacted();
+  loc.read_only = options.read_only;
+  loc.lock_timeout = options.commit_lock_timeout;
+  return loc;
+}
+
+std::unique_ptr<Conn> open_conn(const Location& loc, Role role, backend::Adapter* counter) {
+  ConnectSpec spec = loc.connect;
+  std::string name = std::string("relstore ") + role_name(role);
+  if (!loc.application_name.empty()) name = loc.application_name + " (" + name + ")";
+  spec.params.emplace_back("application_name", name);
+  std::string settings = loc.options;
+  if (role == Role::store || role == Role::admin) {
+    // lock_timeout 0 would mean "wait forever": the shortest wait is 1 ms.
+    const long ms = std::max(1L, std::lround(loc.lock_timeout * 1000));
+    settings += " -c lock_timeout=" + std::to_string(ms);
+  }
+  if (!settings.empty()) spec.params.emplace_back("options", settings);
+  return std::make_unique<Conn>(spec, counter);
+}
+
+PostgresqlAdapter::PostgresqlAdapter(const StorageUri& uri, const StorageOptions& options)
+    : loc_(location_of(uri, options)) {
+  loc_.keep_history = install_schema(loc_, options, *this);
+}
+
+std::unique_ptr<backend::LoadConnection> PostgresqlAdapter::open_load() {
+  return std::make_unique<PgLoadConnection>(loc_, *this);
+}
+
+std::unique_ptr<backend::StoreConnection> PostgresqlAdapter::open_store() {
+  if (loc_.read_only) throw ReadOnlyError();
+  return std::make_unique<PgStoreConnection>(loc_, *this);
+}
+
+std::unique_ptr<TransactionIterator> PostgresqlAdapter::open_iterator(std::optional<Tid> start,
+                                                                      std::optional<Tid> stop) {
+  return std::make_unique<PgIterator>(loc_, *this, start, stop);
+}
+
+StorageInfo PostgresqlAdapter::info() {
+  auto conn = open_conn(loc_, Role::admin, this);
+  const Queries& q = queries(loc_.keep_history);
+  // One snapshot for all the figures, in one round trip.
+  const auto r = conn->simple(std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") +
+                                  q.count_objects + "; " + q.count_transactions + "; " +
+                                  kStateBytes + "; " + q.last_tid.sql + "; COMMIT",
+                              Context::read);
+  StorageInfo out;
+  out.backend = "postgresql";
+  out.keep_history = loc_.keep_history;
+  out.objects = static_cast<uint64_t>(r[1].int64(0, 0));
+  out.transactions = static_cast<uint64_t>(r[2].int64(0, 0));
+  out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
+  out.last_tid = Tid::from_sql(r[4].int64(0, 0));
+  out.schema_version = schema_version(*conn);
+  return out;
+}
+
+void PostgresqlAdapter::zap_all() {
+  if (loc_.read_only) throw ReadOnlyError();
+  auto conn = open_conn(loc_, Role::admin, this);
+  // DELETE rather than TRUNCATE: TRUNCATE waits for every reader holding a snapshot, and
+  // DELETE lets the blob_chunk trigger unlink the large objects. The commit lock keeps
+  // commits out while the tables empty.
+  conn->simple(std::string("BEGIN; SELECT pg_advisory_xact_lock(-1); ") +
+                   (loc_.keep_history
+                        ? "DELETE FROM current_object; DELETE FROM blob_chunk; "
+                          "DELETE FROM object_state; DELETE FROM \"transaction\" WHERE tid > 0; "
+                          "DELETE FROM object_ref; DELETE FROM object_refs_added; "
+                          "DELETE FROM pack_object; DELETE FROM pack_state; "
+                          "DELETE FROM pack_state_tid; "
+                        : "DELETE FROM blob_chunk; DELETE FROM object_state; "
+                          "DELETE FROM object_ref; DELETE FROM object_refs_added; "
+                          "DELETE FROM pack_object; ") +
+                   kResetOids + "; COMMIT",
+               Context::other);
+}
+
+std::vector<int> PostgresqlAdapter::applied_migrations() {
+  auto conn = open_conn(loc_, Role::admin, this);
+  return applied_versions(*conn);
+}
+
+void PostgresqlAdapter::apply_migration(const Migration& migration) {
+  if (loc_.read_only) throw ReadOnlyError();
+  auto conn = open_conn(loc_, Role::admin, this);
+  apply_one(*conn, migration, loc_.keep_history);
+}
+
+}  // namespace relstore::postgresql
+
+namespace relstore::backend {
+
+std::unique_ptr<Adapter> make_postgresql_adapter(const StorageUri& uri,
+                                                 const StorageOptions& options) {
+  return std::make_unique<postgresql::PostgresqlAdapter>(uri, options);
+}
+
+}  // namespace relstore::backend

@@ -1,0 +1,54 @@
+// The PostgreSQL dialect's composition root (design.md §2).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "adapters/postgresql/driver.h"
+#include "backend/adapter.h"
+
+namespace relstore::postgresql {
+
+// What every connection to one database shares.
+struct Location {
+  ConnectSpec connect;           // libpq parameters, without application_name and options
+  std::string application_name;  // the URI's own, if it gave one
+  std::string options;           // the URI's libpq `options` (server settings), if any
+  bool keep_history = true;
+  bool read_only = false;
+  double lock_timeout = 30.0;
+};
+
+// What a connection is for; pg_stat_activity shows it as application_name "relstore <role>".
+enum class Role { load, store, admin, iterator };
+
+// Opens a connection for `role`. Store connections get lock_timeout = the commit lock
+// timeout; every round trip is reported to `counter` (may be null).
+std::unique_ptr<Conn> open_conn(const Location& loc, Role role, backend::Adapter* counter);
+
+// Builds the connection parameters from a postgresql:// URI and the options relstore does
+// not know itself (passed on to libpq). Throws ConfigError for a parameter libpq rejects.
+Location location_of(const StorageUri& uri, const StorageOptions& options);
+
+class PostgresqlAdapter : public backend::Adapter {
+ public:
+  PostgresqlAdapter(const StorageUri& uri, const StorageOptions& options);
+
+  std::string dialect() const override { return "postgresql"; }
+  bool keep_history() const override { return loc_.keep_history; }
+  std::string describe() const override { return loc_.connect.describe; }
+
+  std::unique_ptr<backend::LoadConnection> open_load() override;
+  std::unique_ptr<backend::StoreConnection> open_store() override;
+  std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
+                                                     std::optional<Tid> stop) override;
+  StorageInfo info() override;
+  void zap_all() override;
+  std::vector<int> applied_migrations() override;
+  void apply_migration(const Migration& migration) override;
+
+ private:
+  Location loc_;
+};
+
+}  // namespace relstore::postgresql

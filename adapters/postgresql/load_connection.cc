@@ -1,0 +1,130 @@
+#include "adapters/postgresql/load_connection.h"
+
+#include "relstore/errors.h"
+#include "relstore/timestamp.h"
+
+namespace relstore::postgresql {
+
+PgLoadConnection::PgLoadConnection(const Location& loc, backend::Adapter& adapter)
+    : loc_(loc), adapter_(adapter), q_(queries(loc.keep_history)) {
+  connect();
+}
+
+PgLoadConnection::~PgLoadConnection() { end_snapshot(); }
+
+void PgLoadConnection::connect() {
+  conn_.reset();
+  in_snapshot_ = false;
+  auto conn = open_conn(loc_, Role::load, &adapter_);
+  conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
+                 q_.current_records, kLoadRevision, kExists});
+  conn->enter_pipeline();
+  conn_ = std::move(conn);
+}
+
+backend::PollResult PgLoadConnection::begin_snapshot(std::optional<Tid> since) {
+  if (!conn_ || !conn_->ok()) connect();
+  try {
+    return try_begin_snapshot(since);
+  } catch (const DisconnectedError&) {
+    // Nothing has been read in the new snapshot yet, so a connection the server dropped
+    // while we were idle can be replaced without the application noticing.
+    connect();
+    return try_begin_snapshot(since);
+  }
+}
+
+backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> since) {
+  if (in_snapshot_) conn_->queue(kRollback);
+  in_snapshot_ = false;
+  conn_->queue(kBeginSnapshot);
+  conn_->queue(q_.last_tid);
+  if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
+  conn_->send_batch();
+  const auto results = conn_->wait(Context::read);
+  in_snapshot_ = true;
+  const size_t first = results.size() - (since ? 2 : 1);
+  backend::PollResult r;
+  r.last_tid = Tid::from_sql(results[first].int64(0, 0));
+  if (since) {
+    const Result& changes = results[first + 1];
+    r.changes.emplace();
+    r.changes->reserve(static_cast<size_t>(changes.rows()));
+    for (int i = 0; i < changes.rows(); ++i) {
+      r.changes->emplace_back(Oid::from_sql(changes.int64(i, 0)),
+                              Tid::from_sql(changes.int64(i, 1)));
+    }
+  }
+  return r;
+}
+
+void PgLoadConnection::end_snapshot() noexcept {
+  if (!in_snapshot_ || !conn_) return;
+  in_snapshot_ = false;
+  try {
+    // Sent now, read later: no round trip.
+    conn_->queue(kRollback);
+    conn_->send_batch();
+  } catch (...) {
+    conn_.reset();  // the next snapshot reconnects
+  }
+}
+
+Result PgLoadConnection::run(const Statement& s, const Params& p) {
+  if (!conn_) throw DisconnectedError(loc_.connect.describe + ": no snapshot is open");
+  return conn_->run(s, p, Context::read);
+}
+
+std::optional<backend::StateRow> PgLoadConnection::load_current(Oid oid) {
+  const Result r = run(q_.load_current, Params().int64(oid.sql()));
+  if (!r.rows()) return std::nullopt;
+  return backend::StateRow{Tid::from_sql(r.int64(0, 0)), r.optional_bytes(0, 1)};
+}
+
+std::optional<backend::StateRow> PgLoadConnection::load_revision(Oid oid, Tid tid) {
+  const Result r = run(kLoadRevision, Params().int64(oid.sql()).int64(tid.sql()));
+  if (!r.rows()) return std::nullopt;
+  return backend::StateRow{Tid::from_sql(r.int64(0, 0)), r.optional_bytes(0, 1)};
+}
+
+std::optional<backend::BeforeRow> PgLoadConnection::load_before(Oid oid, Tid tid) {
+  const Result r = run(q_.load_before, Params().int64(oid.sql()).int64(tid.sql()));
+  if (!r.rows()) return std::nullopt;
+  backend::BeforeRow out{Tid::from_sql(r.int64(0, 0)), r.optional_bytes(0, 1), std::nullopt};
+  if (!r.is_null(0, 2)) out.end = Tid::from_sql(r.int64(0, 2));
+  return out;
+}
+
+bool PgLoadConnection::exists(Oid oid) {
+  return run(kExists, Params().int64(oid.sql())).rows() > 0;
+}
+
+std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
+  const Result r = run(q_.history, Params().int64(oid.sql()).int64(static_cast<int64_t>(size)));
+  std::vector<HistoryEntry> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    HistoryEntry e;
+    e.tid = Tid::from_sql(r.int64(i, 0));
+    e.time = TimeStamp(e.tid).unix_time();
+    e.size = static_cast<uint64_t>(r.int64(i, 1));
+    e.user = r.bytes(i, 2);
+    e.description = r.bytes(i, 3);
+    e.extension = r.bytes(i, 4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::pair<Oid, backend::StateRow>> PgLoadConnection::current_records(Oid from,
+                                                                                 size_t limit) {
+  const Result r =
+      run(q_.current_records, Params().int64(from.sql()).int64(static_cast<int64_t>(limit)));
+  std::vector<std::pair<Oid, backend::StateRow>> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.emplace_back(Oid::from_sql(r.int64(i, 0)),
+                     backend::StateRow{Tid::from_sql(r.int64(i, 1)), r.optional_bytes(i, 2)});
+  }
+  return out;
+}
+
+}  // namespace relstore::postgresql

@@ -1,0 +1,36 @@
+// The SQL that differs between history-free and history-preserving PostgreSQL databases,
+// and the statements both modes share. Parameters and results are binary.
+#pragma once
+
+#include "adapters/postgresql/driver.h"
+
+namespace relstore::postgresql {
+
+struct Queries {
+  Statement last_tid;         // () -> tid
+  Statement poll;             // (since) -> zoid, tid
+  Statement load_current;     // (zoid) -> tid, state
+  Statement load_before;      // (zoid, tid) -> tid, state, next tid
+  Statement history;          // (zoid, limit) -> tid, size, user, description, extension
+  Statement current_records;  // (from zoid, limit) -> zoid, tid, state
+  Statement
+      iter_transactions;  // (after tid, stop, limit) -> tid, packed, user, description, extension
+  const char* count_objects;
+  const char* count_transactions;
+};
+
+const Queries& queries(bool keep_history);
+
+// Shared by both modes.
+inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"};
+inline constexpr Statement kRollback = {"", "ROLLBACK"};
+inline constexpr Statement kLoadRevision = {
+    "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
+inline constexpr Statement kExists = {"exists",
+                                      "SELECT 1 FROM object_state WHERE zoid = $1 LIMIT 1"};
+inline constexpr Statement kIterRecords = {
+    "iter_records", "SELECT zoid, state FROM object_state WHERE tid = $1 ORDER BY zoid"};
+inline constexpr const char* kStateBytes =
+    "SELECT COALESCE(SUM(state_size), 0)::bigint FROM object_state";
+
+}  // namespace relstore::postgresql

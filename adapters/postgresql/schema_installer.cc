@@ -1,0 +1,240 @@
+#include "adapters/postgresql/schema_installer.h"
+
+#include <map>
+#include <set>
+
+#include "embedded_sql.h"
+#include "md5.h"
+#include "relstore/errors.h"
+#include "schema/migrations.h"
+
+namespace relstore::postgresql {
+namespace {
+
+// relstore's own advisory key for schema changes (two-key form, apart from RelStorage's
+// one-key locks), so that processes opening an empty database at once create it once.
+constexpr const char* kSchemaLock = "SELECT pg_advisory_xact_lock(1919249523, 1)";
+
+// What the database holds, read from the catalogs of the current schema (the first
+// existing schema on search_path, where unqualified names resolve).
+struct Inspection {
+  std::set<std::string> relations;  // tables, views, sequences
+  int version = 0;                  // newest applied relstore migration; 0: none recorded
+  bool has_lock_row = false;        // commit_row_lock holds its row 0
+  std::map<std::string, std::string> checksums;  // relstore_* function -> comment
+};
+
+Result query(Conn& conn, const char* sql) {
+  return conn.run(Statement{"", sql}, Params(), Context::schema);
+}
+
+Inspection inspect(Conn& conn) {
+  Inspection out;
+  Result r = query(conn,
+                   "SELECT relname::text FROM pg_class "
+                   "WHERE relnamespace = current_schema()::regnamespace "
+                   "AND relkind IN ('r', 'p', 'v', 'm', 'S')");
+  for (int i = 0; i < r.rows(); ++i) out.relations.insert(r.bytes(i, 0));
+  if (out.relations.count("relstore_schema")) {
+    out.version = static_cast<int>(
+        query(conn, "SELECT COALESCE(MAX(version), 0) FROM relstore_schema").int64(0, 0));
+  }
+  if (out.relations.count("commit_row_lock")) {
+    out.has_lock_row =
+        query(conn, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0").int64(0, 0) > 0;
+  }
+  r = query(conn,
+            "SELECT proname::text, COALESCE(obj_description(oid, 'pg_proc'), '') FROM pg_proc "
+            "WHERE pronamespace = current_schema()::regnamespace "
+            "AND proname LIKE 'relstore\\_%'");
+  for (int i = 0; i < r.rows(); ++i) out.checksums[r.bytes(i, 0)] = r.bytes(i, 1);
+  return out;
+}
+
+std::vector<std::string> function_statements(const std::string& name, bool keep_history) {
+  return migration_statements(embedded_sql("sql/postgresql/" + name + ".sql"), keep_history);
+}
+
+// The comment a function carries: a checksum of the text installed for this mode.
+std::string checksum_of(const std::string& name, bool keep_history) {
+  std::string text;
+  for (const auto& s : function_statements(name, keep_history)) text += s;
+  return "relstore md5 " + md5_hex(text);
+}
+
+bool functions_current(const Inspection& seen, bool keep_history) {
+  for (const auto& name : function_names()) {
+    auto it = seen.checksums.find(name);
+    if (it == seen.checksums.end() || it->second != checksum_of(name, keep_history)) return false;
+  }
+  return true;
+}
+
+// Installs the functions whose text changed. CREATE OR REPLACE keeps a function's identity,
+// so sessions using it are not disturbed; a change of signature needs a new name.
+void install_functions(Conn& conn, const Inspection& seen, bool keep_history) {
+  for (const auto& name : function_names()) {
+    const std::string checksum = checksum_of(name, keep_history);
+    auto it = seen.checksums.find(name);
+    if (it != seen.checksums.end() && it->second == checksum) continue;
+    for (const auto& s : function_statements(name, keep_history)) conn.simple(s, Context::schema);
+    const std::string sig_sql = "SELECT oid::regprocedure::text FROM pg_proc WHERE proname = '" +
+                                name + "' AND pronamespace = current_schema()::regnamespace";
+    const Result sig = query(conn, sig_sql.c_str());
+    for (int i = 0; i < sig.rows(); ++i) {
+      conn.simple("COMMENT ON FUNCTION " + sig.bytes(i, 0) + " IS '" + checksum + "'",
+                  Context::schema);
+    }
+  }
+}
+
+void record_migration(Conn& conn, const Migration& m) {
+  conn.simple("INSERT INTO relstore_schema (version, name, applied_at) VALUES (" +
+                  std::to_string(m.version) + ", '" + m.name +
+                  "', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')) "
+                  "ON CONFLICT (version) DO NOTHING",
+              Context::schema);
+}
+
+// Applies the migrations after `from` and records them.
+void apply_migrations(Conn& conn, bool keep_history, int from) {
+  for (const Migration& m : migrations_for("postgresql")) {
+    if (m.version <= from) continue;
+    for (const auto& s : migration_statements(m.text, keep_history)) {
+      conn.simple(s, Context::schema);
+    }
+    record_migration(conn, m);
+  }
+}
+
+// Runs `body` in one transaction under the schema lock; on failure rolls everything back.
+template <class F>
+void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
+  try {
+    conn.simple(std::string("BEGIN; ") + kSchemaLock, Context::schema);
+    body();
+    conn.simple("COMMIT", Context::schema);
+  } catch (const SchemaError& e) {
+    conn.rollback_quietly();
+    throw SchemaError(what + " failed and was rolled back; nothing was changed. " + e.what());
+  } catch (...) {
+    conn.rollback_quietly();
+    throw;
+  }
+}
+
+const char* mode_name(bool keep_history) {
+  return keep_history ? "history-preserving" : "history-free";
+}
+
+}  // namespace
+
+const std::vector<std::string>& function_names() {
+  // SQL-language functions are checked when created: callees come first.
+  static const std::vector<std::string> kNames = {"relstore_tid_for_epoch", "relstore_current_tid",
+                                                  "relstore_later_than", "relstore_lock_and_detect",
+                                                  "relstore_finish"};
+  return kNames;
+}
+
+bool install_schema(const Location& loc, const StorageOptions& options, backend::Adapter& counter) {
+  const bool may_change = options.create && !options.read_only;
+  const std::string& db = loc.connect.describe;
+  auto conn = open_conn(loc, Role::admin, &counter);
+  Inspection seen = inspect(*conn);
+
+  if (!seen.relations.count("object_state")) {
+    for (const char* t : {"transaction", "current_object", "blob_chunk"}) {
+      if (seen.relations.count(t)) {
+        throw SchemaError(db + " has a table " + t +
+                          " but no object_state: not a complete RelStorage schema");
+      }
+    }
+    if (!may_change) {
+      throw SchemaError(db + " has no relstore/RelStorage schema, and " +
+                        (options.read_only ? "a read-only storage" : "create=false") +
+                        " does not create one");
+    }
+    const bool keep_history = options.history != HistoryMode::free;
+    in_schema_transaction(*conn, "creating the relstore schema in " + db, [&] {
+      seen = inspect(*conn);  // another process may have created it while we waited
+      if (seen.relations.count("object_state")) return;
+      conn->simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
+      apply_migrations(*conn, keep_history, 0);
+      install_functions(*conn, Inspection{}, keep_history);
+    });
+    seen = inspect(*conn);
+  }
+
+  const bool keep_history =
+      seen.relations.count("transaction") || seen.relations.count("current_object");
+  if (keep_history &&
+      !(seen.relations.count("transaction") && seen.relations.count("current_object"))) {
+    throw SchemaError(db +
+                      " has only one of the tables transaction and current_object; the "
+                      "schema is damaged");
+  }
+  if (options.history != HistoryMode::detect &&
+      (options.history == HistoryMode::preserving) != keep_history) {
+    throw SchemaError("the database " + db + " is " + mode_name(keep_history) +
+                      ", but it was opened as " +
+                      mode_name(options.history == HistoryMode::preserving) +
+                      " (history=" + (keep_history ? "preserving" : "free") + " opens it)");
+  }
+  if (!seen.relations.count("blob_chunk")) throw SchemaError(db + " lacks the table blob_chunk");
+  const int newest = migrations_for("postgresql").back().version;
+  if (seen.version > newest) {
+    throw SchemaError(db + " has relstore schema version " + std::to_string(seen.version) +
+                      ", newer than this relstore knows (" + std::to_string(newest) + ")");
+  }
+
+  const bool needs_work = !seen.relations.count("relstore_schema") || !seen.has_lock_row ||
+                          seen.version < newest || !functions_current(seen, keep_history);
+  if (may_change && needs_work) {
+    in_schema_transaction(*conn, "upgrading the schema of " + db, [&] {
+      seen = inspect(*conn);
+      if (!seen.relations.count("relstore_schema")) {
+        // A RelStorage-created database: its schema is the baseline.
+        conn->simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
+        record_migration(*conn, migrations_for("postgresql").front());
+        seen.version = 1;
+      }
+      if (!seen.relations.count("commit_row_lock")) {
+        conn->simple("CREATE TABLE commit_row_lock (tid BIGINT PRIMARY KEY NOT NULL)",
+                     Context::schema);
+      }
+      conn->simple("INSERT INTO commit_row_lock (tid) VALUES (0) ON CONFLICT DO NOTHING",
+                   Context::schema);
+      apply_migrations(*conn, keep_history, seen.version);
+      install_functions(*conn, seen, keep_history);
+    });
+  }
+  return keep_history;
+}
+
+std::vector<int> applied_versions(Conn& conn) {
+  std::vector<int> out;
+  if (!query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL").int64(0, 0)) return out;
+  const Result r = query(conn, "SELECT version FROM relstore_schema ORDER BY version");
+  for (int i = 0; i < r.rows(); ++i) out.push_back(static_cast<int>(r.int64(i, 0)));
+  return out;
+}
+
+void apply_one(Conn& conn, const Migration& m, bool keep_history) {
+  in_schema_transaction(conn, "applying migration " + m.name + " to " + conn.describe(), [&] {
+    conn.simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
+    for (const auto& s : migration_statements(m.text, keep_history)) {
+      conn.simple(s, Context::schema);
+    }
+    record_migration(conn, m);
+  });
+}
+
+std::string schema_version(Conn& conn) {
+  const Result has = query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL");
+  if (!has.int64(0, 0)) return "RelStorage (no relstore_schema table)";
+  return std::to_string(
+      query(conn, "SELECT COALESCE(MAX(version), 0) FROM relstore_schema").int64(0, 0));
+}
+
+}  // namespace relstore::postgresql

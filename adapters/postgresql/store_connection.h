@@ -1,0 +1,41 @@
+// Two-phase commit on PostgreSQL: binary COPY into temp_store, server-side lock-and-detect,
+// and a finish that moves the rows and commits in the same round trip.
+#pragma once
+
+#include <memory>
+
+#include "adapters/postgresql/adapter.h"
+#include "adapters/postgresql/oid_allocator.h"
+
+namespace relstore::postgresql {
+
+// A write transaction costs three round trips: the vote sends BEGIN, the emptying of
+// temp_store, the COPY command and the lock-and-detect call in one message (1) and then
+// the COPY data (2); the finish sends the relstore_finish call and COMMIT in one message (3).
+class PgStoreConnection : public backend::StoreConnection {
+ public:
+  PgStoreConnection(const Location& loc, backend::Adapter& adapter);
+  ~PgStoreConnection() override;
+
+  std::vector<backend::ConflictRow> vote(const backend::VoteRequest& req) override;
+  void replace(std::span<const backend::PendingRecord> records) override;
+  Tid finish(const backend::FinishRequest& req) override;
+  void rollback() noexcept override;
+  std::vector<Oid> allocate_oids() override;
+  void set_min_oid(Oid oid) override;
+  bool healthy() const override { return conn_ && conn_->ok(); }
+
+ private:
+  // Replaces a connection the server closed while it sat in the pool (nothing of a
+  // transaction is on the server yet when this is called).
+  void ensure_open();
+  std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
+
+  const Location& loc_;
+  backend::Adapter& adapter_;
+  std::unique_ptr<Conn> conn_;
+  int oid_blocks_ = 1;               // blocks the next allocation takes (doubles up to 16)
+  size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
+};
+
+}  // namespace relstore::postgresql

@@ -1,0 +1,142 @@
+-- Vote (design.md §4 step 3), called after the records were copied into temp_store:
+-- takes the object locks and reports what stops the commit, one row per problem:
+--   duplicate_tid  restore into a TID the database already has (history-preserving)
+--   read_stale     a readCurrent object is no longer at the serial the writer read
+--   read_locked    a readCurrent object is locked by a transaction committing a change
+--   write          a modified object's committed TID differs from the writer's serial;
+--                  o_state carries the committed state for conflict resolution
+-- Exclusive locks (pg_advisory_xact_lock(zoid), RelStorage's keys) are taken in OID order
+-- and before the readCurrent shared locks, which are only tried: a transaction waits
+-- only while it holds no shared lock, so readCurrent can never be part of a deadlock.
+-- Objects created by this transaction (prev_tid 0) need no lock: their OIDs are new.
+-- temp_store has no statistics (temporary tables are never analyzed), so a join with it
+-- may be planned as a hash join over all of object_state; the committed rows are looked up
+-- with correlated subqueries instead, one index probe per stored object.
+
+-- @hp
+-- @begin
+CREATE OR REPLACE FUNCTION relstore_lock_and_detect(
+  p_read_oids BIGINT[], p_read_tids BIGINT[], p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
+RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o_state BYTEA)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_zoid BIGINT;
+BEGIN
+  IF p_forced_tid IS NOT NULL
+     AND EXISTS (SELECT 1 FROM "transaction" WHERE tid = p_forced_tid) THEN
+    RETURN QUERY SELECT 'duplicate_tid', NULL::BIGINT, p_forced_tid, p_forced_tid, NULL::BYTEA;
+    RETURN;
+  END IF;
+  IF cardinality(p_read_oids) > 0 THEN
+    -- A stale readCurrent fails before any lock is taken.
+    RETURN QUERY
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
+  IF p_check_conflicts THEN
+    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+    -- taken in OID order.
+    PERFORM count(pg_advisory_xact_lock(s.zoid))
+      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+  END IF;
+  IF cardinality(p_read_oids) > 0 THEN
+    FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
+      IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
+        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+        RETURN;
+      END IF;
+    END LOOP;
+    -- Under the shared locks nobody can change them any more: check once more.
+    RETURN QUERY
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
+  IF p_check_conflicts THEN
+    RETURN QUERY
+      SELECT 'write', x.zoid, x.committed, x.given,
+             (SELECT s.state FROM object_state s WHERE s.zoid = x.zoid AND s.tid = x.committed)
+      FROM (SELECT t.zoid, t.prev_tid AS given,
+                   COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = t.zoid), 0)
+                     AS committed
+            FROM temp_store t) x
+      WHERE x.committed <> x.given ORDER BY x.zoid;
+  END IF;
+END;
+$$;
+-- @end
+
+-- @hf
+-- @begin
+CREATE OR REPLACE FUNCTION relstore_lock_and_detect(
+  p_read_oids BIGINT[], p_read_tids BIGINT[], p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
+RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o_state BYTEA)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_zoid BIGINT;
+BEGIN
+  -- History-free databases keep no transaction rows: a forced TID cannot collide.
+  IF cardinality(p_read_oids) > 0 THEN
+    -- A stale readCurrent fails before any lock is taken.
+    RETURN QUERY
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
+  IF p_check_conflicts THEN
+    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+    -- taken in OID order.
+    PERFORM count(pg_advisory_xact_lock(s.zoid))
+      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+  END IF;
+  IF cardinality(p_read_oids) > 0 THEN
+    FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
+      IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
+        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+        RETURN;
+      END IF;
+    END LOOP;
+    -- Under the shared locks nobody can change them any more: check once more.
+    RETURN QUERY
+      SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
+      FROM (SELECT r.zoid, r.tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = r.zoid), 0)
+                     AS committed
+            FROM unnest(p_read_oids, p_read_tids) AS r (zoid, tid)) x
+      WHERE x.committed <> x.given ORDER BY x.zoid LIMIT 1;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
+  IF p_check_conflicts THEN
+    RETURN QUERY
+      SELECT 'write', x.zoid, x.committed, x.given,
+             (SELECT o.state FROM object_state o WHERE o.zoid = x.zoid)
+      FROM (SELECT t.zoid, t.prev_tid AS given,
+                   COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = t.zoid), 0)
+                     AS committed
+            FROM temp_store t) x
+      WHERE x.committed <> x.given ORDER BY x.zoid;
+  END IF;
+END;
+$$;
+-- @end

@@ -1,0 +1,167 @@
+// relstore json-mirror status|enable|disable|rebuild|follow, over a dialect's mirror calls.
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "backend/registry.h"
+#include "relstore/errors.h"
+#include "relstore/json_mirror.h"
+#include "relstore/timestamp.h"
+
+namespace relstore {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+std::unique_ptr<backend::Adapter> open_db(const std::string& uri, bool write) {
+  const StorageUri parsed = StorageUri::parse(uri);
+  if (parsed.scheme == Scheme::file) {
+    throw ConfigError("the JSON mirror lives in a database; a file: URI has none");
+  }
+  StorageOptions options = parsed.options();
+  options.create = false;
+  if (!write) options.read_only = true;
+  return backend::open_adapter(parsed, options);
+}
+
+// Follows the database from the recorded progress until it has nothing newer, one write
+// transaction per batch. With `sweep`, also removes rows of objects that are gone without
+// a trace a TID could show (history-free deletions, pack).
+MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
+                        const MirrorProgressFn& progress,
+                        const std::atomic<bool>* stop = nullptr) {
+  RecordDecoder decoder;
+  const DecodeOptions options = db.mirror_decode_options();
+  MirrorProgress p;
+  mirror::Batch work;
+  for (;;) {
+    const Tid last = db.mirror_state().last_tid;
+    const backend::MirrorChanges changes = db.mirror_changes(last, batch);
+    work.clear();
+    for (const auto& [oid, row] : changes.states) {
+      mirror::add_state(oid, row.tid, row.state, decoder, options, work);
+    }
+    const Tid to = changes.more ? changes.states.back().second.tid : changes.database_tid;
+    if (!work.empty() || to > last) db.mirror_apply(work, to);
+    p.decoded += work.rows.size();
+    p.undecodable += work.errors.size();
+    p.removed += work.deletes.size();
+    p.mirrored_tid = std::max(last, to);
+    p.database_tid = changes.database_tid;
+    if (progress) progress(p);
+    if (!changes.more) break;
+    if (stop && stop->load()) return p;  // progress is recorded: a later run continues here
+  }
+  while (sweep) {
+    const std::vector<Oid> gone = db.mirror_orphans(batch);
+    if (gone.empty()) break;
+    work.clear();
+    for (Oid oid : gone) work.deletes.emplace_back(oid, Tid(0));
+    db.mirror_apply(work, std::nullopt);
+    p.removed += gone.size();
+    if (progress) progress(p);
+  }
+  return p;
+}
+
+}  // namespace
+
+const char* mirror_mode_name(MirrorMode mode) {
+  switch (mode) {
+    case MirrorMode::off:
+      return "off";
+    case MirrorMode::in_commit:
+      return "in-commit";
+    case MirrorMode::follow:
+      return "follow";
+  }
+  return "?";
+}
+
+MirrorMode parse_mirror_mode(const std::string& text) {
+  if (text == "off") return MirrorMode::off;
+  if (text == "in-commit" || text == "in_commit") return MirrorMode::in_commit;
+  if (text == "follow") return MirrorMode::follow;
+  throw ConfigError("unknown JSON mirror mode '" + text + "': expected in-commit, follow or off");
+}
+
+MirrorStatus mirror_status(const std::string& uri) {
+  auto db = open_db(uri, false);
+  const backend::MirrorState st = db->mirror_state();
+  MirrorStatus out;
+  out.mode = st.mode;
+  out.rows = st.rows;
+  out.undecodable = st.errors;
+  out.mirrored_tid = st.last_tid;
+  out.database_tid = st.database_tid;
+  out.pending = st.pending;
+  if (st.database_tid > st.last_tid && !st.last_tid.is_zero()) {
+    out.lag_seconds =
+        TimeStamp(st.database_tid).unix_time() - TimeStamp(st.last_tid).unix_time();
+  }
+  return out;
+}
+
+std::string format_mirror_status(const MirrorStatus& s, bool json) {
+  auto when = [](Tid t) { return t.is_zero() ? std::string("never") : TimeStamp(t).str() + " UTC"; };
+  if (json) {
+    return nlohmann::json{{"mode", mirror_mode_name(s.mode)},
+                          {"rows", s.rows},
+                          {"undecodable", s.undecodable},
+                          {"mirrored_tid", s.mirrored_tid.hex()},
+                          {"database_tid", s.database_tid.hex()},
+                          {"lag_seconds", s.lag_seconds},
+                          {"pending", s.pending}}
+               .dump(2) +
+           "\n";
+  }
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "mode          %s\nrows          %llu\nundecodable   %llu\n"
+                "mirrored to   %s (%s)\ndatabase at   %s (%s)\nlag           %.3f s, %llu "
+                "objects pending\n",
+                mirror_mode_name(s.mode), static_cast<unsigned long long>(s.rows),
+                static_cast<unsigned long long>(s.undecodable), s.mirrored_tid.hex().c_str(),
+                when(s.mirrored_tid).c_str(), s.database_tid.hex().c_str(),
+                when(s.database_tid).c_str(), s.lag_seconds,
+                static_cast<unsigned long long>(s.pending));
+  return buf;
+}
+
+MirrorProgress mirror_enable(const std::string& uri, MirrorMode mode,
+                             const MirrorProgressFn& progress) {
+  auto db = open_db(uri, true);
+  db->set_mirror_mode(mode);
+  if (mode != MirrorMode::in_commit) return {};
+  // Commits from here on write their own rows; bring everything before up to date.
+  return catch_up(*db, 5000, true, progress);
+}
+
+void mirror_disable(const std::string& uri) { open_db(uri, true)->set_mirror_mode(MirrorMode::off); }
+
+MirrorProgress mirror_rebuild(const std::string& uri, const MirrorProgressFn& progress) {
+  auto db = open_db(uri, true);
+  db->mirror_clear();
+  return catch_up(*db, 5000, true, progress);
+}
+
+MirrorProgress mirror_follow(const std::string& uri, const FollowOptions& o) {
+  auto db = open_db(uri, true);
+  MirrorProgress total;
+  // The orphan sweep reads the whole mirror, so it runs at start and then once a minute.
+  auto last_sweep = SteadyClock::time_point{};
+  for (;;) {
+    const bool sweep = o.once || SteadyClock::now() - last_sweep > std::chrono::seconds(60);
+    const MirrorProgress p = catch_up(*db, o.batch, sweep, o.progress, o.stop);
+    if (sweep) last_sweep = SteadyClock::now();
+    total.decoded += p.decoded;
+    total.removed += p.removed;
+    total.undecodable += p.undecodable;
+    total.mirrored_tid = p.mirrored_tid;
+    total.database_tid = p.database_tid;
+    if (o.once || (o.stop && o.stop->load())) return total;
+    db->mirror_wait(o.poll_seconds);
+    if (o.stop && o.stop->load()) return total;
+  }
+}
+
+}  // namespace relstore

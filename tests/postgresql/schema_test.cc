@@ -1,0 +1,191 @@
+// Creating, detecting, adopting and refusing PostgreSQL databases (issue #3, part 2).
+#include <fstream>
+#include <sstream>
+
+#include "postgresql/pg_support.h"
+#include "relstore/errors.h"
+#include "relstore/storage.h"
+
+namespace relstore {
+namespace {
+
+using pgtest::TestDatabase;
+
+// The columns of relstore's and RelStorage's tables (not views), one line per column.
+std::string columns_of(TestDatabase& db) {
+  return db.scalar(
+      "SELECT string_agg(table_name || '.' || column_name || ' ' || data_type || ' ' || "
+      "is_nullable || ' ' || COALESCE(column_default, '-'), E'\\n' "
+      "ORDER BY table_name, ordinal_position) FROM information_schema.columns "
+      "WHERE table_schema = 'public' AND table_name <> 'relstore_schema' AND table_name IN "
+      "(SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE')");
+}
+
+std::string count(TestDatabase& db, const std::string& sql) { return db.scalar(sql); }
+
+TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_new");
+  auto st = open_storage(db.uri());
+  EXPECT_TRUE(st->keep_history());
+  for (const char* table : {"commit_row_lock", "transaction", "object_state", "current_object",
+                            "blob_chunk", "object_ref", "object_refs_added", "pack_object",
+                            "pack_state", "pack_state_tid", "relstore_schema"}) {
+    EXPECT_EQ(
+        count(db, std::string("SELECT COUNT(*) FROM pg_tables WHERE tablename = '") + table + "'"),
+        "1")
+        << table;
+  }
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_class WHERE relname = 'zoid_seq' AND relkind = 'S'"),
+            "1");
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_views WHERE viewname = 'current_object_state'"),
+            "1");
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_trigger WHERE tgname = 'blob_chunk_delete'"), "1");
+  EXPECT_EQ(db.scalar("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                      "WHERE attrelid = 'blob_chunk'::regclass AND attname = 'chunk'"),
+            "oid");
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
+  EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
+                      "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
+            "system/special transaction for object creation");
+  EXPECT_EQ(st->info().schema_version, "2");
+}
+
+TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_hf");
+  open_storage(db.uri("history=free"))->close();
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM pg_tables WHERE tablename IN "
+                  "('transaction', 'current_object', 'pack_state')"),
+            "0");
+  EXPECT_FALSE(open_storage(db.uri())->keep_history());
+}
+
+TEST(PostgresqlSchema, OtherModeIsAClearErrorAndChangesNothing) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase hf("schema_mode_hf");
+  TestDatabase hp("schema_mode_hp");
+  open_storage(hf.uri("history=free"))->close();
+  open_storage(hp.uri("history=preserving"))->close();
+  const std::string before = columns_of(hf);
+  try {
+    open_storage(hf.uri("history=preserving"));
+    FAIL() << "opened a history-free database as history-preserving";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("history-free"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("history=free"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_storage(hp.uri("history=free")), SchemaError);
+  EXPECT_EQ(columns_of(hf), before);
+}
+
+TEST(PostgresqlSchema, ReadOnlyStorageOnAnEmptyDatabaseCreatesNothing) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_ro");
+  EXPECT_THROW(open_storage(db.uri("read_only=true")), SchemaError);
+  EXPECT_THROW(open_storage(db.uri("create=false")), SchemaError);
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"),
+            "0");
+}
+
+// The schema is installed in one transaction: a role that may not create tables gets a
+// clear error and an untouched database.
+TEST(PostgresqlSchema, RoleWithoutCreateRightsGetsAClearErrorAndNothingHalfCreated) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_nocreate");
+  // The owner gives up its own CREATE right on the public schema.
+  db.exec("REVOKE CREATE ON SCHEMA public FROM pg_database_owner");
+  try {
+    open_storage(db.uri());
+    FAIL() << "created a schema without CREATE rights";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("permission denied"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was changed"), std::string::npos) << what;
+    EXPECT_EQ(what.find(":relstore@"), std::string::npos) << "the password shows: " << what;
+  }
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"),
+            "0");
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM pg_proc WHERE pronamespace = 'public'::regnamespace"),
+            "0");
+}
+
+class RelStorageCreated : public ::testing::Test {
+ protected:
+  void load_fixture(TestDatabase& db) {
+    std::ifstream in(std::string(RELSTORE_SOURCE_DIR) +
+                     "/tests/fixtures/relstorage_postgresql_hp.sql");
+    std::stringstream sql;
+    sql << in.rdbuf();
+    db.exec(sql.str());
+  }
+};
+
+// An old RelStorage database: mode detected from the tables, the "empty" column renamed,
+// the missing commit_row_lock row inserted, its data untouched.
+TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_relstorage");
+  load_fixture(db);
+  auto st = open_storage(db.uri());
+  EXPECT_TRUE(st->keep_history());
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM information_schema.columns "
+                  "WHERE table_name = 'transaction' AND column_name = 'is_empty'"),
+            "1");
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
+  EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
+                      "FROM relstore_schema"),
+            "1 baseline,2 transaction_is_empty");
+  auto inst = st->new_instance();
+  const auto r = inst->load(Oid(0));
+  EXPECT_EQ(r.data, "hello");
+  EXPECT_EQ(r.tid, Tid(0x03dfd11700000000ULL));
+
+  TransactionMetaData txn{"bob", "second", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(0), r.tid, "world", txn);
+  inst->tpc_vote(txn);
+  const Tid tid = inst->tpc_finish(txn);
+  EXPECT_GT(tid, r.tid);
+  EXPECT_EQ(inst->load_serial(Oid(0), r.tid), "hello");
+  EXPECT_GT(inst->new_oid(), Oid(16));  // zoid_seq was at block 1
+}
+
+// Migrating from the first migration to the last (here: adopting RelStorage's schema as
+// the baseline, then upgrading it) gives the same tables as a fresh install.
+TEST_F(RelStorageCreated, UpgradedColumnsEqualAFreshInstall) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase old_db("schema_upgraded");
+  TestDatabase fresh("schema_fresh");
+  load_fixture(old_db);
+  open_storage(old_db.uri())->close();
+  open_storage(fresh.uri("history=preserving"))->close();
+  // The fixture, like RelStorage 2.x, has no current_object_state view and no pack_object
+  // indexes; the tables and their columns must match exactly.
+  EXPECT_EQ(columns_of(old_db), columns_of(fresh));
+}
+
+TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_functions");
+  open_storage(db.uri())->close();
+  const std::string checksums =
+      "SELECT string_agg(proname || '=' || obj_description(oid, 'pg_proc'), ',' ORDER BY proname) "
+      "FROM pg_proc WHERE proname LIKE 'relstore\\_%'";
+  const std::string installed = db.scalar(checksums);
+  EXPECT_NE(installed.find("relstore_finish=relstore md5 "), std::string::npos) << installed;
+  EXPECT_NE(installed.find("relstore_lock_and_detect="), std::string::npos) << installed;
+  // Someone replaced one: the next open puts relstore's text back.
+  db.exec(
+      "CREATE OR REPLACE FUNCTION relstore_later_than(p_new BIGINT, p_last BIGINT) "
+      "RETURNS BIGINT LANGUAGE sql AS 'SELECT 0::BIGINT'; "
+      "COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS 'changed'");
+  open_storage(db.uri())->close();
+  EXPECT_EQ(db.scalar(checksums), installed);
+  EXPECT_EQ(db.scalar("SELECT relstore_later_than(5, 9)"), "10");
+}
+
+}  // namespace
+}  // namespace relstore

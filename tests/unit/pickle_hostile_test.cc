@@ -1,0 +1,169 @@
+// Hostile and broken input: every case must end in a PickleError (naming the byte offset
+// and opcode) or in bounded output, never in a crash, a hang or unbounded memory.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "pickle_test_util.h"
+#include "relstore/pickle.h"
+
+namespace relstore {
+namespace {
+
+using namespace std::string_literals;
+using namespace testing::pk;
+
+// Decodes, expecting a PickleError whose message contains `needle`; returns the error.
+PickleError expect_error(const std::string& record, const std::string& needle) {
+  try {
+    decode_record(record);
+  } catch (const PickleError& e) {
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("pickle error at byte"), std::string::npos) << e.what();
+    return e;
+  }
+  ADD_FAILURE() << "no PickleError for a record of " << record.size() << " bytes";
+  return PickleError("", 0, -1);
+}
+
+TEST(PickleHostile, EveryTruncationIsAnError) {
+  const std::string full = record(dict_of({str("k"), list_of({integer(1), binfloat(2.5),
+                                                              ref(7, "app", "A")})}));
+  for (size_t n = 0; n < full.size(); ++n) {
+    EXPECT_THROW(decode_record(full.substr(0, n)), PickleError) << "prefix of " << n << " bytes";
+    EXPECT_THROW(scan_references(full.substr(0, n)), PickleError) << "prefix of " << n;
+  }
+  EXPECT_NO_THROW(decode_record(full));
+}
+
+TEST(PickleHostile, UnknownOpcodeNamesOffsetAndOpcode) {
+  const std::string cls = class_pickle("app", "A");
+  const PickleError e = expect_error(cls + proto(3) + "\xff"s + stop(), "unknown opcode");
+  EXPECT_EQ(e.offset(), cls.size() + 2);
+  EXPECT_EQ(e.opcode(), 0xff);
+  EXPECT_NE(std::string(e.what()).find("opcode 0xff"), std::string::npos);
+}
+
+TEST(PickleHostile, UnsupportedProtocol) {
+  expect_error(record(proto(6) + none()), "unsupported protocol");
+}
+
+TEST(PickleHostile, DeepNestingIsAnError) {
+  std::string ops;
+  for (int i = 0; i < 5000; ++i) ops += "]";
+  for (int i = 0; i < 4999; ++i) ops += "a";
+  expect_error(record(ops), "nested deeper than 1000");
+  // 999 levels are fine.
+  ops.clear();
+  for (int i = 0; i < 999; ++i) ops += "]";
+  for (int i = 0; i < 998; ++i) ops += "a";
+  EXPECT_NO_THROW(decode_record(record(ops)));
+}
+
+TEST(PickleHostile, HugeLengthsAreErrors) {
+  expect_error(record("X\xff\xff\xff\xff" "abc"s), "truncated");
+  expect_error(record(op(0x8e) + le(~0ULL, 8) + "abc"), "truncated");
+  expect_error(record(op(0x8d) + le(1ULL << 62, 8)), "truncated");
+  expect_error(record("T\xff\xff\xff\xff"s), "negative BINSTRING length");
+  expect_error(record(op(0x95) + le(1ULL << 40, 8) + none()), "frame runs past the record");
+  expect_error(record(op(0x8b) + le(0x7fffffff, 4)), "integer longer than 10000 digits");
+}
+
+TEST(PickleHostile, LongIntegerLimit) {
+  const std::string digits(10000, '7');
+  EXPECT_NO_THROW(decode_record(record("L" + digits + "L\n")));
+  expect_error(record("L" + digits + "7L\n"), "integer longer than 10000 digits");
+  // LONG4 of 4153 bytes can still have more than 10000 digits: caught when written.
+  std::string b(4153, '\xff');
+  b.back() = 0x7f;
+  expect_error(record(op(0x8b) + le(b.size(), 4) + b), "integer longer than 10000 digits");
+}
+
+TEST(PickleHostile, BigIntegerBudgetPerRecord) {
+  // Decimal conversion is quadratic: 16 integers of 4 KB are allowed, a 17th is not.
+  std::string b(4096, '\x11');
+  std::string ops = mark();
+  for (int i = 0; i < 16; ++i) ops += op(0x8b) + le(b.size(), 4) + b;
+  EXPECT_NO_THROW(decode_record(record(ops + "t")));
+  expect_error(record(ops + op(0x8b) + le(b.size(), 4) + b + "t"),
+               "more than 64 KiB of big integers in one record");
+}
+
+TEST(PickleHostile, MemoAbuse) {
+  expect_error(record(get(9)), "memo key 9 was never stored");
+  expect_error(record(none() + "r" + le(0xffffffff, 4)), "over the limit");
+  expect_error(record(none() + "p99999999999999999999\n"), "bad memo key");
+  expect_error(record(none() + "p-1\n"), "bad memo key");
+  // A key below the record size is fine even when sparse.
+  EXPECT_NO_THROW(decode_record(record(none() + put(50) + "0" + get(50)) + std::string(60, '.')));
+}
+
+TEST(PickleHostile, StackAbuse) {
+  expect_error(record("a"), "stack underflow");
+  expect_error(record(""), "stack underflow");  // STOP with nothing to return
+  expect_error(record(integer(1) + "e"), "no MARK");
+  expect_error(record("]" + mark() + "1" + "e"), "no MARK");
+  expect_error(record(mark() + "e"), "no object below the MARK");
+  expect_error(record(integer(1) + mark() + "a"), "stack underflow");
+  expect_error(record(mark() + integer(1) + "d"), "odd number");
+  expect_error(record(integer(1) + integer(2) + "a"), "APPEND to a value that is not a list");
+  expect_error(record(integer(1) + integer(2) + integer(3) + "s"), "not a dict");
+  expect_error(record(integer(1) + integer(2) + "b"), "BUILD on a value that is not an object");
+  expect_error(record(mark() + op(0x92)), "stack underflow");
+  expect_error(record(integer(1) + integer(2) + op(0x93)), "STACK_GLOBAL needs two str values");
+}
+
+TEST(PickleHostile, MalformedText) {
+  expect_error(record("Sabc\n"), "not quoted");
+  expect_error(record("S'abc\n"), "not quoted");
+  expect_error(record("S'a\\x4g'\n"), "invalid \\x escape");
+  expect_error(record("S'a\\x4'\n"), "truncated \\x escape");
+  expect_error(record("S'a\\'\n"), "trailing backslash");
+  expect_error(record("Vbad\\u12\n"), "truncated \\u escape");
+  expect_error(record("V\\U00110000\n"), "beyond U+10FFFF");
+  expect_error(record("I12x\n"), "bad integer text");
+  expect_error(record("Fone\n"), "bad float text");
+  expect_error(record("cmodule-without-newline"), "without newline");
+}
+
+TEST(PickleHostile, RecordStructure) {
+  expect_error(class_pickle("app", "A"), "no state pickle");
+  expect_error(proto(3) + none() + stop() + proto(3) + none() + stop(), "does not name a class");
+  expect_error(proto(3) + global("app", "A"), "pickle ends without STOP");
+  expect_error("", "pickle ends without STOP");
+}
+
+TEST(PickleHostile, CyclesDoNotLoop) {
+  // A list that contains itself twice, a dict in a list in itself, an object in its state.
+  EXPECT_EQ(json_of("]" + put(1) + mark() + get(1) + get(1) + "e"),
+            R"J({"::":"shared","::id":0,"value":[{"::->":0},{"::->":0}]})J");
+  EXPECT_EQ(json_of("}" + put(1) + str("l") + "]" + put(2) + get(1) + "a" + "s"),
+            R"J({"::id":0,"l":[{"::->":0}]})J");
+  // Two cycles through each other.
+  EXPECT_EQ(json_of("]" + put(1) + "]" + put(2) + get(1) + "a" + "a" + get(2) + get(1) + "a" + "0"),
+            R"J({"::":"shared","::id":0,"value":[[{"::->":0},{"::->":0}]]})J");
+}
+
+TEST(PickleHostile, SharedExpansionIsBounded) {
+  // l0 = [1]; l1 = [l0, l0]; …: 40 doublings would be 2^40 values of output.
+  std::string ops = "]" + put(0) + integer(1) + "a";
+  for (int i = 1; i <= 40; ++i) {
+    ops += "]" + put(i) + mark() + get(i - 1) + get(i - 1) + "e";
+  }
+  expect_error(record(ops), "JSON text over the limit");
+  DecodeOptions o;
+  o.max_output_bytes = 100;
+  EXPECT_THROW(decode_record(record(list_of({str(std::string(200, 'x'))})), o), PickleError);
+}
+
+TEST(PickleHostile, ErrorsAreStorageErrors) {
+  try {
+    decode_record("garbage");
+    FAIL();
+  } catch (const StorageError& e) {
+    EXPECT_FALSE(e.retryable());
+  }
+}
+
+}  // namespace
+}  // namespace relstore
