@@ -17,7 +17,8 @@
 namespace relstore::testing {
 namespace {
 
-void create_database(Scheme scheme, const StorageUri& base, const std::string& name) {
+void create_database(Scheme scheme, [[maybe_unused]] const StorageUri& base,
+                     const std::string& name) {
   static std::mutex mu;
   static std::set<std::string> known;
   std::lock_guard lock(mu);
@@ -54,7 +55,7 @@ void create_database(Scheme scheme, const StorageUri& base, const std::string& n
 
 }  // namespace
 
-std::optional<std::string> server_base_uri(Scheme scheme) {
+std::optional<std::string> server_base_uri([[maybe_unused]] Scheme scheme) {
   const char* env = nullptr;
 #ifdef RELSTORE_HAVE_POSTGRESQL
   if (scheme == Scheme::postgresql) env = std::getenv("RELSTORE_TEST_POSTGRESQL_URI");
