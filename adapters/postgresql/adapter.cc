@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/postgresql/bulk_loader.h"
 #include "adapters/postgresql/db_iterator.h"
 #include "adapters/postgresql/json_mirror.h"
 #include "adapters/postgresql/load_connection.h"
@@ -161,6 +162,20 @@ void PostgresqlAdapter::apply_migration(const Migration& migration) {
   auto conn = open_conn(loc_, Role::admin, this);
   apply_one(*conn, migration, loc_.keep_history);
 }
+
+void PostgresqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_->apply_current(records);
+}
+
+void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_->restore(transactions);
+}
+
+void PostgresqlAdapter::bulk_finish() { bulk_.reset(); }
 
 DecodeOptions PostgresqlAdapter::mirror_decode_options() const {
   DecodeOptions o;

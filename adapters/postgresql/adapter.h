@@ -12,6 +12,7 @@ namespace relstore::postgresql {
 namespace json_mirror {
 class Mirror;
 }
+class BulkLoader;
 
 // What every connection to one database shares.
 struct Location {
@@ -52,6 +53,11 @@ class PostgresqlAdapter : public backend::Adapter {
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 
+  bool supports_bulk() const override { return !loc_.read_only; }
+  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_finish() override;
+
   DecodeOptions mirror_decode_options() const override;
   backend::MirrorState mirror_state() override;
   void set_mirror_mode(MirrorMode mode) override;
@@ -66,6 +72,7 @@ class PostgresqlAdapter : public backend::Adapter {
  private:
   Location loc_;
   std::unique_ptr<json_mirror::Mirror> mirror_;
+  std::unique_ptr<BulkLoader> bulk_;
 };
 
 }  // namespace relstore::postgresql

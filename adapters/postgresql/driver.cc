@@ -140,6 +140,13 @@ void CopyWriter::int64(int64_t v) {
   append(b, 12);
 }
 
+void CopyWriter::boolean(bool v) {
+  char b[5];
+  put_be(b, 1, 4);
+  b[4] = v ? 1 : 0;
+  append(b, 5);
+}
+
 void CopyWriter::bytes(std::string_view v) {
   char b[4];
   put_be(b, v.size(), 4);

@@ -86,6 +86,7 @@ class CopyWriter {
  public:
   void begin_row(int16_t fields);
   void int64(int64_t v);
+  void boolean(bool v);
   void bytes(std::string_view v);
   void null();
 
