@@ -12,23 +12,24 @@ CREATE OR REPLACE FUNCTION relstore_json_mirror_rows(
 RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN
-  WITH written AS (
-    INSERT INTO object_json AS j (zoid, tid, class_name, ghost_pickle, state, refs)
-      SELECT u.z, u.t, convert_from(u.c, 'UTF8'), u.g, convert_from(u.s, 'UTF8')::JSONB,
-             u.r::BIGINT[]
-      FROM unnest(p_zoids, p_tids, p_class_names, p_ghosts, p_states, p_refs)
-             AS u (z, t, c, g, s, r)
-      WHERE NOT p_guard OR EXISTS (
-        SELECT 1 FROM (SELECT o.tid, o.state FROM object_state o WHERE o.zoid = u.z
-                       ORDER BY o.tid DESC LIMIT 1) newest
-        WHERE newest.tid = u.t AND newest.state IS NOT NULL)
-      ORDER BY u.z
-    ON CONFLICT (zoid) DO UPDATE
-      SET tid = excluded.tid, class_name = excluded.class_name,
-          ghost_pickle = excluded.ghost_pickle, state = excluded.state, refs = excluded.refs
-      WHERE j.tid <= excluded.tid
-    RETURNING j.zoid)
-  DELETE FROM object_json_error WHERE zoid = ANY (ARRAY(SELECT zoid FROM written));
+  INSERT INTO object_json AS j (zoid, tid, class_name, ghost_pickle, state, refs)
+    SELECT u.z, u.t, convert_from(u.c, 'UTF8'), u.g, convert_from(u.s, 'UTF8')::JSONB,
+           u.r::BIGINT[]
+    FROM unnest(p_zoids, p_tids, p_class_names, p_ghosts, p_states, p_refs)
+           AS u (z, t, c, g, s, r)
+    WHERE NOT p_guard OR EXISTS (
+      SELECT 1 FROM (SELECT o.tid, o.state FROM object_state o WHERE o.zoid = u.z
+                     ORDER BY o.tid DESC LIMIT 1) newest
+      WHERE newest.tid = u.t AND newest.state IS NOT NULL)
+  ON CONFLICT (zoid) DO UPDATE
+    SET tid = excluded.tid, class_name = excluded.class_name,
+        ghost_pickle = excluded.ghost_pickle, state = excluded.state, refs = excluded.refs
+    WHERE j.tid <= excluded.tid;
+  -- Error entries are rare: look for them only when there are any.
+  IF EXISTS (SELECT 1 FROM object_json_error) THEN
+    DELETE FROM object_json_error e WHERE e.zoid = ANY (p_zoids)
+      AND EXISTS (SELECT 1 FROM object_json j WHERE j.zoid = e.zoid AND j.tid >= e.tid);
+  END IF;
 END;
 $$;
 -- @end
