@@ -78,7 +78,7 @@ BulkLoader::BulkLoader(const Location& loc, backend::Adapter& counter)
                                    (loc.keep_history ? kCreateHp : kCreateHf) +
                                    "; SELECT NOT EXISTS (SELECT 1 FROM object_state)",
                                Context::other);
-  if (!loc.keep_history && r.back().int64(0, 0)) written_.emplace();
+  if (r.back().int64(0, 0)) written_.emplace();
 }
 
 bool BulkLoader::maybe_written(Oid oid) const {
@@ -132,14 +132,15 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
     }
   };
   run_batch(*conn_, body, highest, rows);
-  if (!written_) return;
-  for (const auto& r : records) {
-    if (r.oid.value() >= kTrackedOids) continue;
-    if (r.oid.value() >= written_->size()) {
-      written_->resize(std::max<uint64_t>(r.oid.value() + 1, written_->size() * 2));
-    }
-    (*written_)[r.oid.value()] = true;
+  for (const auto& r : records) note_written(r.oid);
+}
+
+void BulkLoader::note_written(Oid oid) {
+  if (!written_ || oid.value() >= kTrackedOids) return;
+  if (oid.value() >= written_->size()) {
+    written_->resize(std::max<uint64_t>(oid.value() + 1, written_->size() * 2));
   }
+  (*written_)[oid.value()] = true;
 }
 
 void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
@@ -179,7 +180,9 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
         w.int64(r.oid.sql());
         for (int k = 0; k < 5; ++k) w.null();
         auto [it, first] = seen.try_emplace(r.oid, txn.tid);
-        if (first) {
+        if (first && !maybe_written(r.oid)) {
+          w.int64(0);  // a new object: no need to look in current_object
+        } else if (first) {
           w.null();
         } else {
           w.int64(it->second.sql());
@@ -203,6 +206,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
                         "is_current) FROM STDIN (FORMAT binary); ") +
                 kMoveHp + "; ",
             highest, rows);
+  for (const auto& [oid, unused] : last) note_written(oid);
 }
 
 }  // namespace relstore::postgresql

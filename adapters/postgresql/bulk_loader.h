@@ -30,8 +30,9 @@ class BulkLoader {
   // Objects tracked in `written_` (a bitmap by oid); larger oids count as written.
   static constexpr uint64_t kTrackedOids = uint64_t{1} << 27;
   // Whether this load may have written a row for `oid` (always, unless it began on an
-  // empty history-free database).
+  // empty database).
   bool maybe_written(Oid oid) const;
+  void note_written(Oid oid);
 
   const Location& loc_;
   std::unique_ptr<Conn> conn_;
