@@ -1,0 +1,226 @@
+// What the in-commit JSON mirror costs a PostgreSQL commit (docs/benchmarks.md): 20-object
+// write transactions of real sample documents with the mirror in-commit and off, in one
+// run on one database. Prints a table; not a test.
+//
+//   postgresql_mirror [URI] [--objects N] [--transactions T]
+//
+// URI defaults to $RELSTORE_TEST_POSTGRESQL_URI. The role needs CREATEDB: the benchmark
+// works in databases of its own, <db>_mirror_hf and <db>_mirror_hp, which it empties.
+// It writes `relstore sample` content (N objects), then times T transactions per mode,
+// each rewriting the states of 20 random documents (decoded again by the mirror). Modes
+// alternate in blocks of 25 transactions so that noisy neighbours slow both alike. Also
+// measured: in-commit without the GIN index on state, and both modes with
+// synchronous_commit=off, where the WAL flush no longer hides the server's work.
+#include <libpq-fe.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "relstore/json_mirror.h"
+#include "relstore/sample.h"
+#include "relstore/storage.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using relstore::MirrorMode;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0 : sum / static_cast<double>(v.size());
+}
+
+[[noreturn]] void die(const std::string& what, PGconn* c) {
+  std::fprintf(stderr, "postgresql_mirror: %s: %s\n", what.c_str(), c ? PQerrorMessage(c) : "");
+  std::exit(1);
+}
+
+void exec(PGconn* c, const std::string& sql) {
+  PGresult* r = PQexec(c, sql.c_str());
+  const auto st = PQresultStatus(r);
+  PQclear(r);
+  if (st == PGRES_FATAL_ERROR) die(sql, c);
+}
+
+PGconn* connect(const std::string& uri) {
+  const std::string plain = uri.substr(0, uri.find('?'));  // without relstore's options
+  PGconn* c = PQconnectdb(plain.c_str());
+  if (PQstatus(c) != CONNECTION_OK) die("connecting", c);
+  return c;
+}
+
+std::string with_database(const std::string& uri, const std::string& db) {
+  const size_t slash = uri.find('/', uri.find("://") + 3);
+  return uri.substr(0, slash) + "/" + db;
+}
+
+std::string database_of(const std::string& uri) {
+  const size_t slash = uri.find('/', uri.find("://") + 3);
+  const size_t q = uri.find('?');
+  return uri.substr(slash + 1, q == std::string::npos ? std::string::npos : q - slash - 1);
+}
+
+// A database of the benchmark's own, emptied; returns its relstore URI.
+std::string bench_database(const std::string& server, bool hp) {
+  const std::string name = database_of(server) + (hp ? "_mirror_hp" : "_mirror_hf");
+  PGconn* admin = connect(server);
+  PGresult* r = PQexec(admin, ("SELECT 1 FROM pg_database WHERE datname = '" + name + "'").c_str());
+  const bool exists = PQntuples(r) > 0;
+  PQclear(r);
+  if (!exists) exec(admin, "CREATE DATABASE \"" + name + "\"");
+  PQfinish(admin);
+  const std::string uri =
+      with_database(server, name) + (hp ? "?history=preserving" : "?history=free");
+  relstore::open_storage(uri)->zap_all();
+  return uri;
+}
+
+// The documents of the sample, with their states and serials.
+struct Documents {
+  std::vector<relstore::Oid> oids;
+  std::map<relstore::Oid, std::string> states;
+  std::map<relstore::Oid, relstore::Tid> serials;
+};
+
+Documents documents_of(relstore::StorageInstance& inst) {
+  Documents d;
+  std::optional<relstore::Oid> next;
+  while (auto r = inst.record_iternext(next)) {
+    if (r->data.find("myapp.content\nDocument") != std::string::npos) {
+      d.oids.push_back(r->oid);
+      d.states[r->oid] = r->data;
+      d.serials[r->oid] = r->tid;
+    }
+    if (!r->next) break;
+    next = r->next;
+  }
+  return d;
+}
+
+struct Timings {
+  std::vector<double> off, on;
+  uint64_t round_trips_on = 0, transactions_on = 0;
+};
+
+// T transactions per mode, alternating in blocks of 25; `on` is the in-commit mode.
+Timings measure(const std::string& uri, relstore::Storage& st, Documents& docs, int transactions,
+                std::mt19937& rng) {
+  auto inst = st.new_instance();
+  Timings t;
+  for (int block = 0; block < 2 * transactions / 25; ++block) {
+    const bool on = block % 2 == 0;
+    if (on) {
+      relstore::mirror_enable(uri, MirrorMode::in_commit);  // catches up the off block
+    } else {
+      relstore::mirror_disable(uri);
+    }
+    inst->poll_invalidations();
+    for (int k = 0; k < 25; ++k) {
+      std::vector<relstore::Oid> pick;
+      while (pick.size() < 20) {
+        const relstore::Oid oid = docs.oids[rng() % docs.oids.size()];
+        if (std::find(pick.begin(), pick.end(), oid) == pick.end()) pick.push_back(oid);
+      }
+      const uint64_t rt0 = st.stats().round_trips;
+      const auto t0 = Clock::now();
+      relstore::TransactionMetaData txn{"bench", "mirror", ""};
+      inst->tpc_begin(txn);
+      for (auto oid : pick) inst->store(oid, docs.serials[oid], docs.states[oid], txn);
+      inst->tpc_vote(txn);
+      const relstore::Tid tid = inst->tpc_finish(txn);
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      for (auto oid : pick) docs.serials[oid] = tid;
+      (on ? t.on : t.off).push_back(us);
+      if (on) {
+        t.round_trips_on += st.stats().round_trips - rt0;
+        ++t.transactions_on;
+      }
+    }
+  }
+  return t;
+}
+
+void row(const char* what, const Timings& t) {
+  const double off = median(t.off), on = median(t.on);
+  std::printf("| %s | %.0f | %.0f | %+.1f %% | %+.1f %% |\n", what, off, on, (on / off - 1) * 100,
+              (mean(t.on) / mean(t.off) - 1) * 100);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string server;
+  int objects = 20000, transactions = 400;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc) {
+      objects = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--transactions") && i + 1 < argc) {
+      transactions = std::atoi(argv[++i]);
+    } else {
+      server = argv[i];
+    }
+  }
+  if (server.empty() && std::getenv("RELSTORE_TEST_POSTGRESQL_URI")) {
+    server = std::getenv("RELSTORE_TEST_POSTGRESQL_URI");
+  }
+  if (server.empty()) {
+    std::fprintf(stderr,
+                 "usage: postgresql_mirror postgresql://user:pw@host:port/db "
+                 "[--objects N] [--transactions T]\n");
+    return 2;
+  }
+  std::mt19937 rng(42);
+  char date[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  std::printf(
+      "PostgreSQL, in-commit JSON mirror vs off, %d sample objects, %d transactions of "
+      "20 documents per mode (%s)\n\n",
+      objects, transactions, date);
+  std::printf(
+      "| commit of 20 documents | mirror off (µs, median) | in-commit (µs, median) | overhead "
+      "(medians) | overhead (means) |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (bool hp : {false, true}) {
+    const std::string uri = bench_database(server, hp);
+    relstore::SampleOptions o;
+    o.objects = static_cast<uint64_t>(objects);
+    relstore::write_sample(uri, o);
+    relstore::mirror_enable(uri, MirrorMode::in_commit);
+    PGconn* admin = connect(uri);
+    exec(admin, hp ? "VACUUM ANALYZE object_state, current_object, \"transaction\", object_json"
+                   : "VACUUM ANALYZE object_state, object_json");
+    auto st = relstore::open_storage(uri);
+    Documents docs = documents_of(*st->new_instance());
+    const char* mode = hp ? "history-preserving" : "history-free";
+
+    const Timings base = measure(uri, *st, docs, transactions, rng);
+    row(mode, base);
+    exec(admin, "DROP INDEX object_json_state");
+    row((std::string(mode) + ", without the GIN index on state").c_str(),
+        measure(uri, *st, docs, transactions, rng));
+    exec(admin, "CREATE INDEX object_json_state ON object_json USING GIN (state jsonb_path_ops)");
+    auto async = relstore::open_storage(uri + "&options=-c%20synchronous_commit%3Doff");
+    row((std::string(mode) + ", synchronous_commit=off").c_str(),
+        measure(uri, *async, docs, transactions, rng));
+    std::printf("| %s: round trips per in-commit transaction | | %.2f | | |\n", mode,
+                static_cast<double>(base.round_trips_on) /
+                    static_cast<double>(std::max<uint64_t>(base.transactions_on, 1)));
+    PQfinish(admin);
+  }
+  return 0;
+}
