@@ -280,4 +280,24 @@ void append_binary_literal(std::string& out, std::string_view bytes) {
   out += '\'';
 }
 
+size_t lean_literal_size(std::string_view bytes) {
+  size_t n = 9 + bytes.size();  // _binary''
+  for (char c : bytes) n += (c == '\\' || c == '\'' || c == '\0');
+  return n;
+}
+
+void append_lean_literal(std::string& out, std::string_view bytes) {
+  out += "_binary'";
+  size_t start = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = bytes[i];
+    if (c != '\\' && c != '\'' && c != '\0') continue;
+    out.append(bytes.data() + start, i - start);
+    out += c == '\0' ? "\\0" : c == '\\' ? "\\\\" : "\\'";
+    start = i + 1;
+  }
+  out.append(bytes.data() + start, bytes.size() - start);
+  out += '\'';
+}
+
 }  // namespace relstore::mysql

@@ -142,5 +142,9 @@ std::string trim_statements(std::string_view sql);
 void append_binary_literal(std::string& out, std::string_view bytes);
 // The length append_binary_literal would add, for packet size planning.
 size_t binary_literal_size(std::string_view bytes);
+// The same with only the escapes a quoted string needs (backslash, quote, NUL), for text
+// that has many double quotes and no line breaks (JSON).
+void append_lean_literal(std::string& out, std::string_view bytes);
+size_t lean_literal_size(std::string_view bytes);
 
 }  // namespace relstore::mysql
