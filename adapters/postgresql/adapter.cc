@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/postgresql/bulk_loader.h"
 #include "adapters/postgresql/db_iterator.h"
+#include "adapters/postgresql/json_mirror.h"
 #include "adapters/postgresql/load_connection.h"
 #include "adapters/postgresql/oid_allocator.h"
 #include "adapters/postgresql/queries.h"
@@ -25,6 +27,8 @@ const char* role_name(Role role) {
       return "admin";
     case Role::iterator:
       return "iterator";
+    case Role::listen:
+      return "listen";
   }
   return "?";
 }
@@ -82,8 +86,13 @@ std::unique_ptr<Conn> open_conn(const Location& loc, Role role, backend::Adapter
 
 PostgresqlAdapter::PostgresqlAdapter(const StorageUri& uri, const StorageOptions& options)
     : loc_(location_of(uri, options)) {
-  loc_.keep_history = install_schema(loc_, options, *this);
+  const SchemaFacts facts = install_schema(loc_, options, *this);
+  loc_.keep_history = facts.keep_history;
+  loc_.json_mirror = facts.json_mirror;
+  mirror_ = std::make_unique<json_mirror::Mirror>(loc_, *this);
 }
+
+PostgresqlAdapter::~PostgresqlAdapter() = default;
 
 std::unique_ptr<backend::LoadConnection> PostgresqlAdapter::open_load() {
   return std::make_unique<PgLoadConnection>(loc_, *this);
@@ -134,6 +143,11 @@ void PostgresqlAdapter::zap_all() {
                         : "DELETE FROM blob_chunk; DELETE FROM object_state; "
                           "DELETE FROM object_ref; DELETE FROM object_refs_added; "
                           "DELETE FROM pack_object; ") +
+                   // The mirror goes with the objects; its progress too, since later
+                   // commits or restores may bring TIDs below the one it had reached.
+                   (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "
+                                       "UPDATE relstore_json_mirror SET last_tid = 0; "
+                                     : "") +
                    kResetOids + "; COMMIT",
                Context::other);
 }
@@ -148,6 +162,51 @@ void PostgresqlAdapter::apply_migration(const Migration& migration) {
   auto conn = open_conn(loc_, Role::admin, this);
   apply_one(*conn, migration, loc_.keep_history);
 }
+
+void PostgresqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_->apply_current(records);
+}
+
+void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_->restore(transactions);
+}
+
+void PostgresqlAdapter::bulk_finish() { bulk_.reset(); }
+
+DecodeOptions PostgresqlAdapter::mirror_decode_options() const {
+  DecodeOptions o;
+  o.replace_nul = true;  // jsonb refuses \u0000
+  return o;
+}
+
+backend::MirrorState PostgresqlAdapter::mirror_state() { return mirror_->state(); }
+
+void PostgresqlAdapter::set_mirror_mode(MirrorMode mode) {
+  if (loc_.read_only) throw ReadOnlyError();
+  mirror_->set_mode(mode);
+}
+
+backend::MirrorChanges PostgresqlAdapter::mirror_changes(Tid since, size_t limit) {
+  return mirror_->changes(since, limit);
+}
+
+std::vector<Oid> PostgresqlAdapter::mirror_orphans(size_t limit) { return mirror_->orphans(limit); }
+
+void PostgresqlAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+  if (loc_.read_only) throw ReadOnlyError();
+  mirror_->apply(batch, mirrored_to);
+}
+
+void PostgresqlAdapter::mirror_clear() {
+  if (loc_.read_only) throw ReadOnlyError();
+  mirror_->clear();
+}
+
+void PostgresqlAdapter::mirror_wait(double seconds) { mirror_->wait(seconds); }
 
 }  // namespace relstore::postgresql
 

@@ -9,18 +9,24 @@
 
 namespace relstore::postgresql {
 
+namespace json_mirror {
+class Mirror;
+}
+class BulkLoader;
+
 // What every connection to one database shares.
 struct Location {
   ConnectSpec connect;           // libpq parameters, without application_name and options
   std::string application_name;  // the URI's own, if it gave one
   std::string options;           // the URI's libpq `options` (server settings), if any
   bool keep_history = true;
+  bool json_mirror = false;  // the mirror's tables and functions are installed
   bool read_only = false;
   double lock_timeout = 30.0;
 };
 
 // What a connection is for; pg_stat_activity shows it as application_name "relstore <role>".
-enum class Role { load, store, admin, iterator };
+enum class Role { load, store, admin, iterator, listen };
 
 // Opens a connection for `role`. Store connections get lock_timeout = the commit lock
 // timeout; every round trip is reported to `counter` (may be null).
@@ -47,8 +53,26 @@ class PostgresqlAdapter : public backend::Adapter {
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 
+  bool supports_bulk() const override { return !loc_.read_only; }
+  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_finish() override;
+
+  DecodeOptions mirror_decode_options() const override;
+  backend::MirrorState mirror_state() override;
+  void set_mirror_mode(MirrorMode mode) override;
+  backend::MirrorChanges mirror_changes(Tid since, size_t limit) override;
+  std::vector<Oid> mirror_orphans(size_t limit) override;
+  void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) override;
+  void mirror_clear() override;
+  void mirror_wait(double seconds) override;
+
+  ~PostgresqlAdapter() override;
+
  private:
   Location loc_;
+  std::unique_ptr<json_mirror::Mirror> mirror_;
+  std::unique_ptr<BulkLoader> bulk_;
 };
 
 }  // namespace relstore::postgresql

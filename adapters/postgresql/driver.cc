@@ -1,5 +1,10 @@
 #include "adapters/postgresql/driver.h"
 
+#include <poll.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -38,6 +43,15 @@ Params& Params::int64(int64_t v) {
   put_be(ints_[n_].data(), static_cast<uint64_t>(v), 8);
   values_[n_] = ints_[n_].data();
   lengths_[n_] = 8;
+  formats_[n_] = 1;
+  ++n_;
+  return *this;
+}
+
+Params& Params::boolean(bool v) {
+  ints_[n_][0] = v ? 1 : 0;
+  values_[n_] = ints_[n_].data();
+  lengths_[n_] = 1;
   formats_[n_] = 1;
   ++n_;
   return *this;
@@ -126,6 +140,13 @@ void CopyWriter::int64(int64_t v) {
   append(b, 12);
 }
 
+void CopyWriter::boolean(bool v) {
+  char b[5];
+  put_be(b, 1, 4);
+  b[4] = v ? 1 : 0;
+  append(b, 5);
+}
+
 void CopyWriter::bytes(std::string_view v) {
   char b[4];
   put_be(b, v.size(), 4);
@@ -152,6 +173,47 @@ void CopyWriter::finish() {
   put_be(b, 0xffff, 2);
   append(b, 2);
   flush();
+}
+
+// ---------------------------------------------------------------- BinaryArray
+
+// Header: dimensions, has-nulls flag, element type, then per dimension its length and
+// lower bound; then each element as a 4-byte length and its bytes.
+constexpr size_t kArrayHeader = 20;
+
+BinaryArray::BinaryArray(Element element) : element_(element), buf_(kArrayHeader, '\0') {}
+
+BinaryArray& BinaryArray::int64(int64_t v) {
+  char b[12];
+  put_be(b, 8, 4);
+  put_be(b + 4, static_cast<uint64_t>(v), 8);
+  buf_.append(b, 12);
+  ++count_;
+  return *this;
+}
+
+BinaryArray& BinaryArray::bytes(std::string_view v) {
+  char b[4];
+  put_be(b, v.size(), 4);
+  buf_.append(b, 4);
+  buf_.append(v);
+  ++count_;
+  return *this;
+}
+
+std::string_view BinaryArray::data() {
+  char* h = buf_.data();
+  put_be(h + 4, 0, 4);  // no NULL elements
+  put_be(h + 8, element_, 4);
+  if (count_ == 0) {
+    // An empty array has no dimensions.
+    put_be(h, 0, 4);
+    return std::string_view(buf_).substr(0, 12);
+  }
+  put_be(h, 1, 4);
+  put_be(h + 12, static_cast<uint32_t>(count_), 4);
+  put_be(h + 16, 1, 4);
+  return buf_;
 }
 
 // ---------------------------------------------------------------- Conn
@@ -377,6 +439,25 @@ void Conn::lost(Context ctx) {
   ServerError e = error_of(nullptr, conn_);
   e.connection_lost = true;
   throw_error(e, ctx, describe_);
+}
+
+bool Conn::wait_for_notification(double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    if (PQconsumeInput(conn_) == 0) lost(Context::other);
+    bool got = false;
+    while (PGnotify* n = PQnotifies(conn_)) {
+      got = true;
+      PQfreemem(n);
+    }
+    if (got) return true;
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) return false;
+    pollfd fd{PQsocket(conn_), POLLIN, 0};
+    const int ms = static_cast<int>(std::ceil(left * 1000));
+    if (::poll(&fd, 1, ms) < 0 && errno != EINTR) lost(Context::other);
+  }
 }
 
 std::string Conn::bytea_literal(std::string_view bytes) {

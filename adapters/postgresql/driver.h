@@ -33,11 +33,12 @@ struct Statement {
   const char* sql;
 };
 
-// Up to eight parameters, sent in binary form.
+// Up to sixteen parameters, sent in binary form.
 class Params {
  public:
-  static constexpr int kMax = 8;
+  static constexpr int kMax = 16;
   Params& int64(int64_t v);
+  Params& boolean(bool v);
   // bytea (binary); the bytes must stay alive until the statement is sent.
   Params& bytes(std::string_view v);
   Params& null();
@@ -62,6 +63,7 @@ class Result {
   explicit Result(PGresult* r) : r_(r) {}
 
   int rows() const { return r_ ? PQntuples(r_.get()) : 0; }
+  int columns() const { return r_ ? PQnfields(r_.get()) : 0; }
   bool is_null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
   // An integer or boolean column (NULL reads as `if_null`).
   int64_t int64(int row, int col, int64_t if_null = 0) const;
@@ -84,6 +86,7 @@ class CopyWriter {
  public:
   void begin_row(int16_t fields);
   void int64(int64_t v);
+  void boolean(bool v);
   void bytes(std::string_view v);
   void null();
 
@@ -98,6 +101,23 @@ class CopyWriter {
   std::string buf_;
 };
 using CopyProducer = std::function<void(CopyWriter&)>;
+
+// A one-dimensional array in PostgreSQL's binary format, for a Params::bytes parameter
+// whose SQL type is `element`[] (the server checks the element type).
+class BinaryArray {
+ public:
+  enum Element : uint32_t { kInt8 = 20, kBytea = 17, kText = 25 };
+  explicit BinaryArray(Element element);
+  BinaryArray& int64(int64_t v);
+  BinaryArray& bytes(std::string_view v);  // bytea or text (UTF-8) elements
+  // The encoded array; stays valid while this object lives and is not appended to.
+  std::string_view data();
+
+ private:
+  Element element_;
+  int32_t count_ = 0;
+  std::string buf_;
+};
 
 // libpq connection parameters as (keyword, value) pairs, and the redacted URI that names
 // the database in messages.
@@ -153,6 +173,10 @@ class Conn {
   // statement. One round trip when anything is outstanding. Throws for an error in the
   // last batch (earlier batches were sent without anyone waiting for them).
   std::vector<Result> wait(Context ctx);
+
+  // Waits up to `seconds` for a notification on a channel this connection LISTENs to.
+  // True when one or more arrived (all are consumed); false on timeout. Outside pipelines.
+  bool wait_for_notification(double seconds);
 
   // `bytes` as an SQL bytea literal, for simple-query text.
   static std::string bytea_literal(std::string_view bytes);

@@ -30,19 +30,20 @@ std::vector<Oid> OidAllocator::allocate(int blocks) {
   return out;
 }
 
-void OidAllocator::set_min(Oid oid) {
+std::string set_min_oid_sql(Oid oid) {
   const int64_t block = static_cast<int64_t>((oid.value() + 15) / 16);
   // nextval only moves the sequence forward; two setval calls racing could move it back,
   // so they take turns under an advisory lock of relstore's own (two-key form: a key
   // space apart from RelStorage's one-key object locks).
   const std::string n = std::to_string(block);
+  return "SELECT pg_advisory_xact_lock(1919249523, 2); SELECT setval('zoid_seq', " + n +
+         ") FROM zoid_seq WHERE " + n +
+         " > CASE WHEN is_called THEN last_value ELSE last_value - 1 END";
+}
+
+void OidAllocator::set_min(Oid oid) {
   try {
-    conn_.simple(
-        "BEGIN; SELECT pg_advisory_xact_lock(1919249523, 2); "
-        "SELECT setval('zoid_seq', " +
-            n + ") FROM zoid_seq WHERE " + n +
-            " > CASE WHEN is_called THEN last_value ELSE last_value - 1 END; COMMIT",
-        Context::other);
+    conn_.simple("BEGIN; " + set_min_oid_sql(oid) + "; COMMIT", Context::other);
   } catch (...) {
     conn_.rollback_quietly();
     throw;

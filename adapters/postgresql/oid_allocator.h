@@ -1,6 +1,7 @@
 // OID blocks from the zoid_seq sequence, as RelStorage allocates them on PostgreSQL.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "adapters/postgresql/driver.h"
@@ -23,6 +24,10 @@ class OidAllocator {
  private:
   Conn& conn_;
 };
+
+// The statements (for use inside a transaction) that move the allocator past `oid`: its
+// block and every block below it are never handed out afterwards.
+std::string set_min_oid_sql(Oid oid);
 
 // Resets the allocator so that the next block is block 1 (zap).
 inline constexpr const char* kResetOids = "SELECT setval('zoid_seq', 1, false)";

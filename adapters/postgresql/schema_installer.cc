@@ -131,13 +131,17 @@ const char* mode_name(bool keep_history) {
 
 const std::vector<std::string>& function_names() {
   // SQL-language functions are checked when created: callees come first.
-  static const std::vector<std::string> kNames = {"relstore_tid_for_epoch", "relstore_current_tid",
-                                                  "relstore_later_than", "relstore_lock_and_detect",
-                                                  "relstore_finish"};
+  static const std::vector<std::string> kNames = {
+      "relstore_tid_for_epoch",    "relstore_current_tid",
+      "relstore_later_than",       "relstore_lock_and_detect",
+      "relstore_finish",           "relstore_json_mirror_mode",
+      "relstore_json_mirror_rows", "relstore_json_mirror_write",
+      "relstore_finish_mirror"};
   return kNames;
 }
 
-bool install_schema(const Location& loc, const StorageOptions& options, backend::Adapter& counter) {
+SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
+                           backend::Adapter& counter) {
   const bool may_change = options.create && !options.read_only;
   const std::string& db = loc.connect.describe;
   auto conn = open_conn(loc, Role::admin, &counter);
@@ -208,8 +212,14 @@ bool install_schema(const Location& loc, const StorageOptions& options, backend:
       apply_migrations(*conn, keep_history, seen.version);
       install_functions(*conn, seen, keep_history);
     });
+    return {keep_history, true};
   }
-  return keep_history;
+  // Without the right to upgrade, an older schema may lack the mirror: votes then do not
+  // ask for its mode.
+  const bool mirror = seen.relations.count("relstore_json_mirror") &&
+                      seen.checksums.count("relstore_json_mirror_mode") &&
+                      seen.checksums.count("relstore_finish_mirror");
+  return {keep_history, mirror};
 }
 
 std::vector<int> applied_versions(Conn& conn) {

@@ -15,9 +15,14 @@ namespace relstore::postgresql {
 // existing one, adopting a RelStorage-created database as the baseline migration and
 // applying later migrations; then installs the relstore_* functions whose text changed.
 // Every change happens in one transaction: on any error nothing is left half-created.
-// Returns whether the database preserves history. Throws SchemaError when the database
-// has no schema and may not get one, is in the other history mode, or is damaged.
-bool install_schema(const Location& loc, const StorageOptions& options, backend::Adapter& counter);
+// Throws SchemaError when the database has no schema and may not get one, is in the other
+// history mode, or is damaged.
+struct SchemaFacts {
+  bool keep_history = true;
+  bool json_mirror = false;  // migration 0003's tables and the mirror functions are there
+};
+SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
+                           backend::Adapter& counter);
 
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Conn& conn);

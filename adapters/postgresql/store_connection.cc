@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/postgresql/json_mirror.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -87,8 +88,10 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
     const long ms = std::max(1L, std::lround(req.lock_timeout * 1000));
     conn_->simple("SET lock_timeout = " + std::to_string(ms), Context::other);
   }
-  // One message: the server runs BEGIN, waits for the COPY data, then runs the call.
+  // One message: the server runs BEGIN, waits for the COPY data, then runs the call. The
+  // JSON mirror's mode comes first (relstore_json_mirror_mode.sql), in the same message.
   std::string sql = "BEGIN; ";
+  if (loc_.json_mirror) sql += std::string(json_mirror::kVoteMode) + "; ";
   if (bytes_since_truncate_ > kTruncateAfterBytes) {
     sql += "TRUNCATE temp_store";
     bytes_since_truncate_ = 0;
@@ -129,7 +132,10 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
       }
     }
   };
+  mirror_in_commit_ = false;
   const auto results = conn_->simple(sql, Context::vote, req.records.empty() ? nullptr : &rows);
+  // results[0] is BEGIN's.
+  mirror_in_commit_ = loc_.json_mirror && results.at(1).bytes(0, 0) == "in-commit";
   if (!call) return {};
   const Result& r = results.back();
   std::vector<backend::ConflictRow> out;
@@ -183,6 +189,7 @@ void PgStoreConnection::replace(std::span<const backend::PendingRecord> records)
 }
 
 Tid PgStoreConnection::finish(const backend::FinishRequest& req) {
+  if (req.mirror) return json_mirror::finish_in_commit(*conn_, req);
   const TransactionMetaData& meta = *req.meta;
   // One message: the move and the COMMIT. Its first result is the TID; the second is the
   // COMMIT's, so a returned TID is a committed one.

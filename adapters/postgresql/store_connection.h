@@ -24,6 +24,7 @@ class PgStoreConnection : public backend::StoreConnection {
   std::vector<Oid> allocate_oids() override;
   void set_min_oid(Oid oid) override;
   bool healthy() const override { return conn_ && conn_->ok(); }
+  std::optional<bool> mirror_in_commit() const override { return mirror_in_commit_; }
 
  private:
   // Replaces a connection the server closed while it sat in the pool (nothing of a
@@ -36,6 +37,7 @@ class PgStoreConnection : public backend::StoreConnection {
   std::unique_ptr<Conn> conn_;
   int oid_blocks_ = 1;               // blocks the next allocation takes (doubles up to 16)
   size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
+  bool mirror_in_commit_ = false;    // the last vote found the JSON mirror in in-commit mode
 };
 
 }  // namespace relstore::postgresql

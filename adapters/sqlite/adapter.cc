@@ -111,6 +111,9 @@ void SqliteAdapter::zap_all() {
                    "DELETE FROM pack_state; DELETE FROM pack_state_tid;"
                  : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref;"
                    "DELETE FROM object_refs_added; DELETE FROM pack_object;");
+    // The mirror goes with the objects, and its progress too: restores after a zap may
+    // bring TIDs below the one it had reached.
+    json_mirror::forget(*db);
     db->exec("COMMIT");
   } catch (...) {
     db->exec("ROLLBACK");

@@ -204,10 +204,13 @@ void apply(Db& db, bool keep_history, const mirror::Batch& batch, std::optional<
 }
 
 void clear(Db& db) {
-  write_txn(db, [&] {
-    db.exec("DELETE FROM object_json; DELETE FROM object_json_error; "
-            "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0");
-  });
+  write_txn(db, [&] { forget(db); });
+}
+
+void forget(Db& db) {
+  if (db.query_int(kHasTable, 0) == 0) return;
+  db.exec("DELETE FROM object_json; DELETE FROM object_json_error; "
+          "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0");
 }
 
 }  // namespace relstore::sqlite::json_mirror

@@ -20,5 +20,8 @@ backend::MirrorChanges changes(Db& db, bool keep_history, Tid since, size_t limi
 std::vector<Oid> orphans(Db& db, bool keep_history, size_t limit);
 void apply(Db& db, bool keep_history, const mirror::Batch& batch, std::optional<Tid> mirrored_to);
 void clear(Db& db);
+// Empties the mirror and resets its progress inside the caller's transaction (zap_all);
+// nothing when the database has no mirror tables.
+void forget(Db& db);
 
 }  // namespace relstore::sqlite::json_mirror

@@ -48,7 +48,7 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
                       "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
             "system/special transaction for object creation");
-  EXPECT_EQ(st->info().schema_version, "2");
+  EXPECT_EQ(st->info().schema_version, "3");
 }
 
 TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
@@ -137,7 +137,7 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
                       "FROM relstore_schema"),
-            "1 baseline,2 transaction_is_empty");
+            "1 baseline,2 transaction_is_empty,3 json_mirror");
   auto inst = st->new_instance();
   const auto r = inst->load(Oid(0));
   EXPECT_EQ(r.data, "hello");
@@ -165,6 +165,18 @@ TEST_F(RelStorageCreated, UpgradedColumnsEqualAFreshInstall) {
   // The fixture, like RelStorage 2.x, has no current_object_state view and no pack_object
   // indexes; the tables and their columns must match exactly.
   EXPECT_EQ(columns_of(old_db), columns_of(fresh));
+  // The objects of relstore's own migrations: the mirror's indexes, view and trigger, and
+  // relstore's functions.
+  const std::string objects =
+      "SELECT string_agg(x, E'\\n' ORDER BY x) FROM ("
+      "SELECT indexdef AS x FROM pg_indexes WHERE tablename LIKE 'object\\_json%' "
+      "OR tablename = 'relstore_json_mirror' "
+      "UNION ALL SELECT pg_get_triggerdef(oid) FROM pg_trigger WHERE tgname LIKE 'relstore\\_%' "
+      "UNION ALL SELECT viewname || ' ' || definition FROM pg_views WHERE viewname = 'newt' "
+      "UNION ALL SELECT oid::regprocedure::text || ' ' || md5(prosrc) FROM pg_proc "
+      "WHERE proname LIKE 'relstore\\_%') s";
+  EXPECT_NE(fresh.scalar(objects).find("object_json_state"), std::string::npos);
+  EXPECT_EQ(old_db.scalar(objects), fresh.scalar(objects));
 }
 
 TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged) {

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <set>
+#include <sstream>
 
 #include "relstore/errors.h"
 
@@ -64,6 +65,17 @@ std::optional<std::string> server_base_uri(Scheme scheme) {
 #endif
   if (!env || !*env) return std::nullopt;
   return std::string(env);
+}
+
+bool server_required(Scheme scheme) {
+  const char* env = std::getenv("RELSTORE_TEST_REQUIRE");
+  if (!env) return false;
+  std::stringstream list(env);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    if (item == "all" || item == scheme_name(scheme)) return true;
+  }
+  return false;
 }
 
 std::string server_database_uri(Scheme scheme, const std::string& suffix, bool keep_history) {

@@ -13,6 +13,10 @@ namespace relstore::testing {
 // build has no such backend.
 std::optional<std::string> server_base_uri(Scheme scheme);
 
+// True when RELSTORE_TEST_REQUIRE (comma-separated) names the backend or "all": a missing
+// server is then a failure, not a skip.
+bool server_required(Scheme scheme);
+
 // The URI of database `<base database><suffix>` on that server, with `history=` set for
 // the mode, creating the database when it does not exist (the test role may create
 // databases). A database keeps one mode for its life, so callers use a suffix per mode.

@@ -1,0 +1,41 @@
+// Bulk loads for `relstore convert` into a PostgreSQL database.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "adapters/postgresql/adapter.h"
+
+namespace relstore::postgresql {
+
+// Writes a batch per database transaction, in one message: a binary COPY into a temporary
+// table of its session, then a few set-based statements that move the rows into the
+// permanent tables and move the OID allocator past them. Two or three round trips per
+// batch, whatever its size. No locks beyond the transaction's rows: convert is the only
+// writer (on a history-free database that was empty when the load began, records of
+// objects the load has not written yet are copied straight into object_state; a row
+// someone else inserted meanwhile makes that batch fail, changing nothing).
+class BulkLoader {
+ public:
+  BulkLoader(const Location& loc, backend::Adapter& counter);
+
+  // History-free: upserts the records (one per oid) with their TIDs, deletes absent ones.
+  void apply_current(std::span<const backend::BulkRecord> records);
+  // History-preserving: transaction rows, revisions and current_object, as restore would.
+  void restore(std::span<const TransactionRecord> transactions);
+
+ private:
+  // Objects tracked in `written_` (a bitmap by oid); larger oids count as written.
+  static constexpr uint64_t kTrackedOids = uint64_t{1} << 27;
+  // Whether this load may have written a row for `oid` (always, unless it began on an
+  // empty history-free database).
+  bool maybe_written(Oid oid) const;
+
+  const Location& loc_;
+  std::unique_ptr<Conn> conn_;
+  std::optional<std::vector<bool>> written_;  // oids this load wrote, when it began empty
+};
+
+}  // namespace relstore::postgresql

@@ -1,0 +1,190 @@
+// Bulk loading for `relstore convert` into PostgreSQL (issue #5): batches that resume after
+// a kill, the upsert path for objects a load already wrote, deletions, TIDs the database
+// already has, the OID allocator, and the in-commit JSON mirror caught up afterwards.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "backend/registry.h"
+#include "postgresql/pg_support.h"
+#include "relstore/convert.h"
+#include "relstore/errors.h"
+#include "relstore/json_mirror.h"
+#include "relstore/sample.h"
+#include "relstore/storage.h"
+#include "support/temp_dir.h"
+
+namespace relstore {
+namespace {
+
+using pgtest::TestDatabase;
+using testing::TempDir;
+
+std::string sample_file(const TempDir& d, uint64_t objects) {
+  const std::string path = d.sub("Data.fs");
+  SampleOptions o;
+  o.objects = objects;
+  o.seed = 5;
+  write_sample("file://" + path, o);
+  return "file://" + path;
+}
+
+ConvertReport convert_into(const std::string& src, const std::string& dst, bool incremental,
+                           size_t batch = 20000) {
+  ConvertOptions o;
+  o.source = src;
+  o.destination = dst;
+  o.incremental = incremental;
+  o.batch_records = batch;
+  return convert(o);
+}
+
+std::vector<std::string> differences(const std::string& a, const std::string& b) {
+  auto read_only = [](const std::string& uri) {
+    StorageOptions o = StorageUri::parse(uri).options();
+    o.read_only = true;
+    o.create = false;
+    return open_storage(StorageUri::parse(uri), o);
+  };
+  auto sa = read_only(a);
+  auto sb = read_only(b);
+  return compare_storages(*sa, *sb, 10);
+}
+
+class PostgresqlBulk : public ::testing::TestWithParam<bool> {
+ protected:
+  std::string query() const { return GetParam() ? "history=preserving" : "history=free"; }
+};
+
+// Killed part-way (an operator's ^C, a crash), the database holds whole batches only, and
+// `--incremental` finishes the job with the same content as an uninterrupted run.
+TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "bulk_resume_hp" : "bulk_resume_hf");
+  TempDir d;
+  const std::string src = sample_file(d, 30000);
+  const std::string dst = db.uri(query());
+  const std::string tool = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(tool.c_str(), tool.c_str(), "convert", "--batch", "500", src.c_str(), dst.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 1000; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    try {
+      if (std::stoll(db.scalar("SELECT COUNT(*) FROM object_state")) > 2000) break;
+    } catch (const StorageError&) {
+      // The schema is not there yet.
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const std::string partial = db.scalar("SELECT COUNT(*) FROM object_state");
+  EXPECT_GT(std::stoll(partial), 0);
+
+  const ConvertReport r = convert_into(src, dst, true, 500);
+  EXPECT_TRUE(r.started_after);
+  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+}
+
+// The OID allocator ends above every copied oid, also after a load into an empty database.
+TEST_P(PostgresqlBulk, TheAllocatorEndsAboveTheLargestOid) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "bulk_alloc_hp" : "bulk_alloc_hf");
+  TempDir d;
+  const std::string src = sample_file(d, 700);
+  convert_into(src, db.uri(query()), false, 300);
+  const std::string largest = db.scalar("SELECT MAX(zoid) FROM object_state");
+  auto st = open_storage(db.uri(query()));
+  EXPECT_GT(st->new_instance()->new_oid(), Oid(std::stoull(largest)));
+}
+
+// Loads that continue a database go through the upsert path: updated objects get their
+// new state, deleted ones disappear (history-free) or get an absent revision.
+TEST_P(PostgresqlBulk, IncrementalLoadsUpdateAndDeleteObjects) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "bulk_incr_hp" : "bulk_incr_hf");
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src");
+  SampleOptions o;
+  o.objects = 500;
+  write_sample(src, o);
+  const std::string dst = db.uri(query());
+  convert_into(src, dst, false);
+  {
+    auto st = open_storage(src);
+    auto inst = st->new_instance();
+    TransactionMetaData txn{"", "changes", ""};
+    inst->tpc_begin(txn);
+    for (uint64_t oid = 10; oid < 20; ++oid) {
+      const auto r = inst->load(Oid(oid));
+      inst->store(Oid(oid), r.tid, r.data + "", txn);  // same bytes, new revision
+    }
+    for (uint64_t oid = 30; oid < 35; ++oid) {
+      inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
+    }
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  const ConvertReport r = convert_into(src, dst, true);
+  EXPECT_EQ(r.done.transactions, 1u);
+  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  auto st = open_storage(dst);
+  auto inst = st->new_instance();
+  EXPECT_THROW(inst->load(Oid(30)), POSKeyError);
+  EXPECT_EQ(inst->load(Oid(10)).tid, open_storage(src)->new_instance()->load(Oid(10)).tid);
+}
+
+// A destination with its in-commit mirror on is caught up after the load (bulk rows go
+// past it).
+TEST_P(PostgresqlBulk, AnInCommitMirrorIsCaughtUpAfterTheLoad) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "bulk_mirror_hp" : "bulk_mirror_hf");
+  TempDir d;
+  const std::string src = sample_file(d, 300);
+  const std::string dst = db.uri(query());
+  open_storage(dst)->close();
+  mirror_enable(dst, MirrorMode::in_commit);
+  const ConvertReport r = convert_into(src, dst, false);
+  EXPECT_GT(r.mirror_rows, 0u);
+  const MirrorStatus s = mirror_status(dst);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlBulk, ::testing::Bool(),
+                         [](const auto& p) { return p.param ? "hp" : "hf"; });
+
+// Restoring a transaction the database already has is refused with its TID, and the
+// batch changes nothing.
+TEST(PostgresqlBulkHp, ATidTheDatabaseHasIsRefusedAndTheBatchChangesNothing) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("bulk_duplicate");
+  const StorageUri uri = StorageUri::parse(db.uri("history=preserving"));
+  auto adapter = backend::open_adapter(uri, uri.options());
+  ASSERT_TRUE(adapter->supports_bulk());
+  TransactionRecord first;
+  first.tid = Tid(0x03f0000000000001ULL);
+  first.records.push_back({Oid(1), first.tid, std::string("one"), std::nullopt});
+  adapter->bulk_restore(std::vector<TransactionRecord>{first});
+  TransactionRecord second = first;
+  second.tid = Tid(0x03f0000000000002ULL);
+  second.records[0].oid = Oid(2);
+  try {
+    adapter->bulk_restore(std::vector<TransactionRecord>{second, first});
+    FAIL() << "restored a TID twice";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("03f0000000000001"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_state"), "1");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM \"transaction\" WHERE tid > 0"), "1");
+}
+
+}  // namespace
+}  // namespace relstore

@@ -1,0 +1,240 @@
+// The JSON mirror's PostgreSQL side (issue #6): round trips of a mirrored commit, jsonb's
+// refusals, NUL characters, LISTEN/NOTIFY wake-ups and the mode lock. The behaviour every
+// backend shares is tested in tests/unit/json_mirror_test.cc.
+#include "relstore/json_mirror.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "postgresql/pg_support.h"
+#include "relstore/errors.h"
+#include "relstore/sample.h"
+#include "relstore/storage.h"
+
+namespace relstore {
+namespace {
+
+using pgtest::TestDatabase;
+using namespace std::chrono_literals;
+
+// A ZODB record: class pickle `myapp.Thing`, state {"a": `text`} (protocol 3).
+Bytes record_with_text(const std::string& text) {
+  using namespace std::string_literals;
+  Bytes out =
+      "\x80\x03"
+      "cmyapp\nThing\n."s;
+  out +=
+      "\x80\x03}X\x01\x00\x00\x00"
+      "aX"s;
+  const uint32_t n = static_cast<uint32_t>(text.size());
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  out += text + "s.";
+  return out;
+}
+
+Tid commit(StorageInstance& inst, const std::map<Oid, std::optional<Tid>>& serials,
+           const Bytes& data) {
+  TransactionMetaData txn{"", "", ""};
+  inst.tpc_begin(txn);
+  for (const auto& [oid, serial] : serials) inst.store(oid, serial, data, txn);
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
+class PostgresqlMirror : public ::testing::TestWithParam<bool> {
+ protected:
+  std::string query() const { return GetParam() ? "history=preserving" : "history=free"; }
+};
+
+// The rows travel with the finish call: a mirrored commit takes the same 3 round trips.
+TEST_P(PostgresqlMirror, TwentyObjectWriteWithTheMirrorOnTakesAtMostFourRoundTrips) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_rt_hp" : "jm_rt_hf");
+  const std::string uri = db.uri(query());
+  open_storage(uri)->close();
+  mirror_enable(uri, MirrorMode::in_commit);
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  std::map<Oid, std::optional<Tid>> serials;
+  for (uint64_t oid = 1; oid <= 20; ++oid) serials[Oid(oid)] = std::nullopt;
+  Tid tid = commit(*inst, serials, record_with_text("first"));  // warms up the connections
+  for (auto& [oid, serial] : serials) serial = tid;
+  const uint64_t before = st->stats().round_trips;
+  tid = commit(*inst, serials, record_with_text(std::string(500, 'x')));
+  const uint64_t used = st->stats().round_trips - before;
+  EXPECT_LE(used, 4u);
+  EXPECT_EQ(used, 3u) << "BEGIN+mode+COPY+lock call, COPY data, finish with rows+COMMIT";
+  RecordProperty("round_trips", static_cast<int>(used));
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json WHERE tid = " + std::to_string(tid.sql()) +
+                      " AND state->>'a' LIKE 'xxx%'"),
+            "20");
+  EXPECT_EQ(db.scalar("SELECT last_tid FROM relstore_json_mirror"), std::to_string(tid.sql()));
+}
+
+// jsonb refuses \u0000; the decoder writes U+FFFD for it on PostgreSQL.
+TEST_P(PostgresqlMirror, NulCharactersBecomeReplacementCharacters) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_nul_hp" : "jm_nul_hf");
+  const std::string uri = db.uri(query());
+  open_storage(uri)->close();
+  mirror_enable(uri, MirrorMode::in_commit);
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  commit(*inst, {{Oid(1), std::nullopt}}, record_with_text(std::string("b\0c", 3)));
+  EXPECT_EQ(db.scalar("SELECT state->>'a' FROM object_json WHERE zoid = 1"),
+            "b\xef\xbf\xbd"
+            "c");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json_error"), "0");
+}
+
+// A state jsonb refuses becomes an error entry with the server's message; the other rows
+// of the batch are written, and nothing fails.
+TEST_P(PostgresqlMirror, StatesJsonbRefusesBecomeErrorEntries) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_refused_hp" : "jm_refused_hf");
+  open_storage(db.uri(query()))->close();
+  db.exec(
+      "SELECT relstore_json_mirror_write(false, ARRAY[7, 8]::bigint[], ARRAY[5, 5]::bigint[], "
+      "ARRAY['a.B'::bytea, 'a.B'::bytea], ARRAY[''::bytea, ''::bytea], "
+      "ARRAY['{\"ok\": 1}'::bytea, '{broken'::bytea], ARRAY['{}', '{7}'], '{}', '{}', '{}', "
+      "'{}')");
+  EXPECT_EQ(db.scalar("SELECT string_agg(zoid || ':' || (state->>'ok'), ',') FROM object_json"),
+            "7:1");
+  EXPECT_EQ(db.scalar("SELECT zoid || ' ' || tid FROM object_json_error"), "8 5");
+  EXPECT_NE(db.scalar("SELECT message FROM object_json_error").find("not accepted by jsonb"),
+            std::string::npos);
+}
+
+// The follower LISTENs: a commit wakes it long before its poll interval, and so does a
+// commit that bypasses relstore (RelStorage writes object_state with its own SQL).
+TEST_P(PostgresqlMirror, CommitsWakeTheFollowerAtOnce) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_notify_hp" : "jm_notify_hf");
+  const std::string uri = db.uri(query());
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  const Tid first = commit(*inst, {{Oid(1), std::nullopt}}, record_with_text("one"));
+  mirror_enable(uri, MirrorMode::follow);
+
+  std::atomic<bool> stop{false};
+  std::atomic<uint64_t> mirrored{0};
+  FollowOptions o;
+  o.poll_seconds = 60;  // far longer than the test waits: only NOTIFY can wake it
+  o.stop = &stop;
+  o.progress = [&](const MirrorProgress& p) { mirrored = p.mirrored_tid.value(); };
+  auto follower = std::async(std::launch::async, [&] { return mirror_follow(uri, o); });
+  auto wait_for = [&](Tid tid) {
+    for (int i = 0; i < 200 && mirrored.load() < tid.value(); ++i)
+      std::this_thread::sleep_for(25ms);
+    return mirrored.load() >= tid.value();
+  };
+  EXPECT_TRUE(wait_for(first));
+  std::this_thread::sleep_for(200ms);  // the follower is listening by now
+
+  const Tid second = commit(*inst, {{Oid(1), first}}, record_with_text("two"));
+  EXPECT_TRUE(wait_for(second)) << "not woken by a relstore commit";
+
+  // What RelStorage's move does, in its own words.
+  const Tid third(second.value() + 1);
+  const std::string t = std::to_string(third.sql());
+  const std::string state = "'\\x" + [&] {
+    std::string hex;
+    for (unsigned char c : record_with_text("three")) {
+      static const char* digits = "0123456789abcdef";
+      hex += digits[c >> 4];
+      hex += digits[c & 15];
+    }
+    return hex;
+  }() + "'::bytea";
+  if (GetParam()) {
+    db.exec("BEGIN; INSERT INTO \"transaction\" (tid, username, description) VALUES (" + t +
+            ", '', ''); INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
+            "VALUES (1, " +
+            t + ", " + std::to_string(second.sql()) + ", md5(" + state + "), 10, " + state +
+            "); UPDATE current_object SET tid = " + t + " WHERE zoid = 1; COMMIT");
+  } else {
+    db.exec("UPDATE object_state SET tid = " + t + ", state = " + state + " WHERE zoid = 1");
+  }
+  EXPECT_TRUE(wait_for(third)) << "not woken by a commit made with plain SQL";
+  EXPECT_EQ(db.scalar("SELECT state->>'a' FROM object_json WHERE zoid = 1"), "three");
+
+  stop = true;
+  db.exec("NOTIFY relstore_json_mirror");
+  EXPECT_EQ(follower.wait_for(10s), std::future_status::ready);
+}
+
+// A commit that voted with the mirror off finishes before the mode changes: the change
+// waits for it (the vote holds the mode lock), so no commit straddles the switch.
+TEST_P(PostgresqlMirror, ModeChangesWaitForCommitsThatAlreadyVoted) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_modelock_hp" : "jm_modelock_hf");
+  const std::string uri = db.uri(query());
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), std::nullopt, record_with_text("voted before"), txn);
+  inst->tpc_vote(txn);
+  auto enabling =
+      std::async(std::launch::async, [&] { mirror_enable(uri, MirrorMode::in_commit); });
+  EXPECT_EQ(enabling.wait_for(500ms), std::future_status::timeout) << "the mode changed mid-commit";
+  inst->tpc_finish(txn);
+  enabling.get();
+  // The enable's catch-up mirrored the commit it waited for; later commits mirror themselves.
+  const MirrorStatus s = mirror_status(uri);
+  EXPECT_EQ(s.rows, 1u);
+  EXPECT_EQ(s.pending, 0u);
+  inst->poll_invalidations();
+  const Tid tid = commit(*inst, {{Oid(2), std::nullopt}}, record_with_text("after"));
+  EXPECT_EQ(db.scalar("SELECT tid FROM object_json WHERE zoid = 2"), std::to_string(tid.sql()));
+  EXPECT_EQ(mirror_status(uri).mirrored_tid, tid);
+}
+
+// Commits made while the mirror was off leave last_tid behind; an in-commit commit then
+// does not move it past them, so `follow --once` still sees them.
+TEST_P(PostgresqlMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(GetParam() ? "jm_gap_hp" : "jm_gap_hf");
+  const std::string uri = db.uri(query());
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  commit(*inst, {{Oid(1), std::nullopt}}, record_with_text("unmirrored"));
+  // Switch the mode without the catch-up `enable` would run.
+  db.exec("UPDATE relstore_json_mirror SET mode = 'in-commit'");
+  inst->poll_invalidations();
+  commit(*inst, {{Oid(2), std::nullopt}}, record_with_text("mirrored"));
+  MirrorStatus s = mirror_status(uri);
+  EXPECT_EQ(s.rows, 1u);
+  EXPECT_EQ(s.mirrored_tid, Tid(0));
+  EXPECT_GT(s.pending, 0u);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri, once);
+  s = mirror_status(uri);
+  EXPECT_EQ(s.rows, 2u);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.mirrored_tid, s.database_tid);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(),
+                         [](const auto& p) { return p.param ? "hp" : "hf"; });
+
+TEST(PostgresqlMirrorSchema, StatusWithoutTheMirrorTablesSaysWhatToDo) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("jm_notables");
+  open_storage(db.uri())->close();
+  db.exec(
+      "DROP VIEW newt; DROP TABLE object_json, object_json_error; "
+      "DROP TABLE relstore_json_mirror CASCADE");
+  try {
+    mirror_status(db.uri());
+    FAIL() << "status without tables";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("relstore migrate up"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace relstore
