@@ -3,6 +3,7 @@
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
+#include <cppconn/resultset_metadata.h>
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
 #include <mysql_driver.h>
@@ -75,6 +76,7 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
 
 bool Rows::next() { return rs_.next(); }
 bool Rows::is_null(int col) const { return rs_.isNull(static_cast<uint32_t>(col + 1)); }
+int Rows::columns() const { return static_cast<int>(rs_.getMetaData()->getColumnCount()); }
 int64_t Rows::int64(int col) const { return rs_.getInt64(static_cast<uint32_t>(col + 1)); }
 std::string Rows::bytes(int col) const {
   return rs_.getString(static_cast<uint32_t>(col + 1)).asStdString();

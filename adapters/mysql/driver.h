@@ -46,6 +46,7 @@ class Rows {
   explicit Rows(sql::ResultSet& rs) : rs_(rs) {}
   bool next();
   bool is_null(int col) const;
+  int columns() const;
   int64_t int64(int col) const;
   std::string bytes(int col) const;
   std::optional<std::string> optional_bytes(int col) const {

@@ -12,6 +12,9 @@
 #include "adapters/postgresql/adapter.h"
 #include "adapters/postgresql/driver.h"
 #endif
+#ifdef RELSTORE_HAVE_MYSQL
+#include "adapters/mysql/adapter.h"
+#endif
 
 namespace relstore::mirror_test {
 namespace {
@@ -60,13 +63,32 @@ Rows postgresql_query(const std::string& uri, const std::string& sql) {
 }
 #endif
 
+#ifdef RELSTORE_HAVE_MYSQL
+Rows mysql_query(const std::string& uri, const std::string& sql) {
+  const StorageUri parsed = StorageUri::parse(uri);
+  mysql::Connection conn(mysql::connect_params(parsed, parsed.options()),
+                         "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_TRANS_TABLES'", 1, nullptr);
+  Rows out;
+  conn.batch(
+      sql, 1,
+      [&](mysql::Rows& r) {
+        out.clear();  // the last result set
+        while (r.next()) {
+          std::vector<std::string> row;
+          for (int c = 0; c < r.columns(); ++c) row.push_back(r.is_null(c) ? "NULL" : r.bytes(c));
+          out.push_back(std::move(row));
+        }
+      },
+      mysql::Context::read);
+  return out;
+}
+#endif
+
 }  // namespace
 
 std::vector<Backend> backends() {
-  return {{Scheme::sqlite, false},
-          {Scheme::sqlite, true},
-          {Scheme::postgresql, false},
-          {Scheme::postgresql, true}};
+  return {{Scheme::sqlite, false},    {Scheme::sqlite, true}, {Scheme::postgresql, false},
+          {Scheme::postgresql, true}, {Scheme::mysql, false}, {Scheme::mysql, true}};
 }
 
 std::string backend_name(const Backend& b) {
@@ -77,6 +99,9 @@ std::optional<std::string> unavailable(const Backend& b) {
   if (b.scheme == Scheme::sqlite) return std::nullopt;
 #ifndef RELSTORE_HAVE_POSTGRESQL
   if (b.scheme == Scheme::postgresql) return std::string("built without PostgreSQL");
+#endif
+#ifndef RELSTORE_HAVE_MYSQL
+  if (b.scheme == Scheme::mysql) return std::string("built without MySQL");
 #endif
   if (!testing::server_base_uri(b.scheme)) {
     return std::string(scheme_name(b.scheme)) + " unavailable: no server URI in the environment";
@@ -104,6 +129,9 @@ Rows query(const std::string& uri, const std::string& sql) {
   if (parsed.scheme == Scheme::sqlite) return sqlite_query(parsed.database, sql);
 #ifdef RELSTORE_HAVE_POSTGRESQL
   if (parsed.scheme == Scheme::postgresql) return postgresql_query(uri, sql);
+#endif
+#ifdef RELSTORE_HAVE_MYSQL
+  if (parsed.scheme == Scheme::mysql) return mysql_query(uri, sql);
 #endif
   throw ConfigError("no test query support for " + parsed.redacted());
 }
