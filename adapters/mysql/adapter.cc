@@ -4,7 +4,9 @@
 #include <cmath>
 #include <set>
 
+#include "adapters/mysql/bulk_loader.h"
 #include "adapters/mysql/db_iterator.h"
+#include "adapters/mysql/json_mirror.h"
 #include "adapters/mysql/load_connection.h"
 #include "adapters/mysql/oid_allocator.h"
 #include "adapters/mysql/queries.h"
@@ -56,7 +58,7 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
               std::to_string(lock_wait_seconds(s.lock_timeout));
       init += "; SET autocommit = 0; ";
       init += trim_statements(embedded_sql("sql/mysql/temp_tables.sql"));
-      statements += 5;
+      statements += 6;
       break;
     case Role::admin:
       // Procedures keep the client character set and collation they were created with.
@@ -105,6 +107,7 @@ MysqlAdapter::MysqlAdapter(const StorageUri& uri, const StorageOptions& options)
   settings_.read_only = options.read_only;
   settings_.lock_timeout = options.commit_lock_timeout;
   install_schema(settings_, options);
+  mirror_ = std::make_unique<json_mirror::Mirror>(settings_, *this);
 }
 
 MysqlAdapter::~MysqlAdapter() = default;
@@ -161,18 +164,26 @@ void MysqlAdapter::zap_all() {
   auto conn = open_connection(settings_, Role::store, this);
   // DELETE rather than TRUNCATE: TRUNCATE waits for the metadata lock every open snapshot
   // of another instance holds on these tables.
-  const char* sql =
+  std::string sql =
       settings_.keep_history
           ? "DELETE FROM current_object; DELETE FROM blob_chunk; DELETE FROM object_state; "
             "DELETE FROM \"transaction\" WHERE tid > 0; DELETE FROM object_ref; "
             "DELETE FROM object_refs_added; DELETE FROM pack_object; DELETE FROM pack_state; "
             "DELETE FROM pack_state_tid; INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); "
-            "COMMIT"
           : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref; "
             "DELETE FROM object_refs_added; DELETE FROM pack_object; "
-            "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); COMMIT";
-  const int statements = settings_.keep_history ? 11 : 7;
+            "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); ";
+  int statements = settings_.keep_history ? 11 : 7;
   try {
+    // The mirror goes with the objects, and its progress too: restores after a zap may
+    // bring TIDs below the one it had reached.
+    if (json_mirror::has_tables(*conn)) {
+      sql +=
+          "DELETE FROM object_json; DELETE FROM object_json_error; "
+          "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0; ";
+      statements += 3;
+    }
+    sql += "COMMIT";
     conn->batch(sql, statements, Context::other);
   } catch (...) {
     conn->rollback();
@@ -188,7 +199,35 @@ void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> recor
   bulk_->apply_current(records);
 }
 
-void MysqlAdapter::bulk_finish() { bulk_.reset(); }
+void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+  if (settings_.read_only) throw ReadOnlyError();
+  if (!settings_.keep_history) {
+    throw StorageError("a transaction bulk load needs a history-preserving database");
+  }
+  if (!loader_ || !loader_->healthy()) loader_ = std::make_unique<BulkLoader>(settings_, *this);
+  loader_->restore(transactions);
+}
+
+void MysqlAdapter::bulk_finish() {
+  bulk_.reset();
+  loader_.reset();
+}
+
+backend::MirrorState MysqlAdapter::mirror_state() { return mirror_->state(); }
+
+void MysqlAdapter::set_mirror_mode(MirrorMode mode) { mirror_->set_mode(mode); }
+
+backend::MirrorChanges MysqlAdapter::mirror_changes(Tid since, size_t limit) {
+  return mirror_->changes(since, limit);
+}
+
+std::vector<Oid> MysqlAdapter::mirror_orphans(size_t limit) { return mirror_->orphans(limit); }
+
+void MysqlAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+  mirror_->apply(batch, mirrored_to);
+}
+
+void MysqlAdapter::mirror_clear() { mirror_->clear(); }
 
 std::vector<int> MysqlAdapter::applied_migrations() {
   auto conn = open_connection(settings_, Role::admin, nullptr);

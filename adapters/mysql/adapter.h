@@ -10,7 +10,11 @@
 
 namespace relstore::mysql {
 
+class BulkLoader;
 class MysqlStoreConnection;
+namespace json_mirror {
+class Mirror;
+}
 
 // What the server is: a few statements differ between MariaDB and MySQL 8.
 struct ServerInfo {
@@ -60,11 +64,19 @@ class MysqlAdapter : public backend::Adapter {
   StorageInfo info() override;
   void zap_all() override;
 
-  // Bulk loading (convert) into a history-free database; history-preserving ones are
-  // copied through restore.
-  bool supports_bulk() const override { return !settings_.keep_history; }
+  // Bulk loading (convert): multi-row INSERTs in batches (bulk_loader.h).
+  bool supports_bulk() const override { return true; }
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions) override;
   void bulk_finish() override;
+
+  // The JSON mirror (json_mirror.h).
+  backend::MirrorState mirror_state() override;
+  void set_mirror_mode(MirrorMode mode) override;
+  backend::MirrorChanges mirror_changes(Tid since, size_t limit) override;
+  std::vector<Oid> mirror_orphans(size_t limit) override;
+  void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) override;
+  void mirror_clear() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 
@@ -73,7 +85,9 @@ class MysqlAdapter : public backend::Adapter {
   // Outlives every load connection: they belong to instances, which keep the storage
   // and so this adapter alive.
   SnapshotCloser closer_;
-  std::unique_ptr<MysqlStoreConnection> bulk_;  // the connection bulk loads reuse
+  std::unique_ptr<MysqlStoreConnection> bulk_;  // the connection history-free bulk loads reuse
+  std::unique_ptr<BulkLoader> loader_;          // history-preserving bulk loads
+  std::unique_ptr<json_mirror::Mirror> mirror_;
 };
 
 // Connection parameters from a mysql:// URI and its driver options. Throws ConfigError

@@ -3,6 +3,7 @@
 #include <cppconn/exception.h>
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
+#include <cppconn/resultset_metadata.h>
 #include <cppconn/statement.h>
 #include <mysql_connection.h>
 #include <mysql_driver.h>
@@ -75,6 +76,7 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
 
 bool Rows::next() { return rs_.next(); }
 bool Rows::is_null(int col) const { return rs_.isNull(static_cast<uint32_t>(col + 1)); }
+int Rows::columns() const { return static_cast<int>(rs_.getMetaData()->getColumnCount()); }
 int64_t Rows::int64(int col) const { return rs_.getInt64(static_cast<uint32_t>(col + 1)); }
 std::string Rows::bytes(int col) const {
   return rs_.getString(static_cast<uint32_t>(col + 1)).asStdString();
@@ -277,6 +279,26 @@ void append_binary_literal(std::string& out, std::string_view bytes) {
         out += c;
     }
   }
+  out += '\'';
+}
+
+size_t lean_literal_size(std::string_view bytes) {
+  size_t n = 9 + bytes.size();  // _binary''
+  for (char c : bytes) n += (c == '\\' || c == '\'' || c == '\0');
+  return n;
+}
+
+void append_lean_literal(std::string& out, std::string_view bytes) {
+  out += "_binary'";
+  size_t start = 0;
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    const char c = bytes[i];
+    if (c != '\\' && c != '\'' && c != '\0') continue;
+    out.append(bytes.data() + start, i - start);
+    out += c == '\0' ? "\\0" : c == '\\' ? "\\\\" : "\\'";
+    start = i + 1;
+  }
+  out.append(bytes.data() + start, bytes.size() - start);
   out += '\'';
 }
 

@@ -46,6 +46,7 @@ class Rows {
   explicit Rows(sql::ResultSet& rs) : rs_(rs) {}
   bool next();
   bool is_null(int col) const;
+  int columns() const;
   int64_t int64(int col) const;
   std::string bytes(int col) const;
   std::optional<std::string> optional_bytes(int col) const {
@@ -142,5 +143,9 @@ std::string trim_statements(std::string_view sql);
 void append_binary_literal(std::string& out, std::string_view bytes);
 // The length append_binary_literal would add, for packet size planning.
 size_t binary_literal_size(std::string_view bytes);
+// The same with only the escapes a quoted string needs (backslash, quote, NUL), for text
+// that has many double quotes and no line breaks (JSON).
+void append_lean_literal(std::string& out, std::string_view bytes);
+size_t lean_literal_size(std::string_view bytes);
 
 }  // namespace relstore::mysql

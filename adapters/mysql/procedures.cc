@@ -57,6 +57,9 @@ std::vector<Procedure> procedures(const ServerInfo& server, bool keep_history) {
       "sql/mysql/relstore_make_tid.sql",
       "sql/mysql/" + mode + "relstore_lock_and_detect.sql",
       "sql/mysql/" + mode + "relstore_finish.sql",
+      "sql/mysql/relstore_json_mirror_write.sql",
+      "sql/mysql/relstore_json_mirror_rows.sql",
+      "sql/mysql/" + mode + "relstore_json_mirror_apply.sql",
   };
   std::vector<Procedure> out;
   for (const std::string& file : files) {

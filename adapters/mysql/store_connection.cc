@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/mysql/json_mirror.h"
+#include "adapters/mysql/upload.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -10,8 +12,6 @@ namespace {
 
 constexpr std::string_view kInsertTemp =
     "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES ";
-// Room kept in each packet for the statements that follow the upload.
-constexpr size_t kPacketSlack = 64 * 1024;
 
 int lock_wait_seconds(double timeout) { return std::max(1, static_cast<int>(std::ceil(timeout))); }
 
@@ -60,55 +60,15 @@ void append_row(std::string& sql, const backend::PendingRecord& r) {
   sql += ')';
 }
 
-// Sends `records` as multi-row INSERTs (`insert` up to VALUES), each batch within the
-// server's max_allowed_packet; the last batch also carries `tail`, statements run after the
-// upload in the same round trip, whose result sets go to `on_rows`.
+// Records of either kind as upload rows for temp_store.
 template <class Record>
-void upload(Connection& conn, const Settings& settings, std::string_view insert,
-            std::span<const Record> records, const std::string& tail, int tail_statements,
-            const RowsCallback& on_rows, Context ctx) {
-  const size_t budget =
-      static_cast<size_t>(std::max<int64_t>(settings.server.max_allowed_packet, 1 << 20)) -
-      kPacketSlack;
-  std::string sql;
-  size_t i = 0;
-  do {
-    sql.clear();
-    int statements = 0;
-    if (i < records.size()) {
-      sql += insert;
-      size_t size = sql.size();
-      const size_t first = i;
-      for (; i < records.size(); ++i) {
-        const size_t row = row_size(records[i]);
-        if (size + row > budget) {
-          if (i == first) {
-            throw StorageError(settings.connect.describe + ": the record of oid " +
-                               records[i].oid.hex() + " needs " + std::to_string(row) +
-                               " bytes on the wire, more than the server's max_allowed_packet (" +
-                               std::to_string(settings.server.max_allowed_packet) +
-                               "); raise max_allowed_packet");
-          }
-          break;
-        }
-        if (i != first) sql += ',';
-        append_row(sql, records[i]);
-        size += row;
-      }
-      statements = 1;
-    }
-    if (i == records.size()) {
-      // The last batch carries the tail.
-      if (!tail.empty()) {
-        if (!sql.empty()) sql += "; ";
-        sql += tail;
-        statements += tail_statements;
-      }
-      conn.batch(sql, statements, on_rows, ctx, "uploading the objects");
-    } else {
-      conn.batch(sql, statements, ctx, "uploading the objects");
-    }
-  } while (i < records.size());
+UploadRows temp_store_rows(std::span<const Record> records) {
+  UploadRows rows;
+  rows.count = records.size();
+  rows.size = [records](size_t i) { return row_size(records[i]); };
+  rows.append = [records](std::string& sql, size_t i) { append_row(sql, records[i]); };
+  rows.name = [records](size_t i) { return "the record of oid " + records[i].oid.hex(); };
+  return rows;
 }
 
 }  // namespace
@@ -160,8 +120,9 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
     std::optional<Bytes> state;
   };
   std::vector<Row> rows;
+  mirror_in_commit_.reset();
   upload(
-      *conn_, settings_, kInsertTemp, req.records, tail, tail_statements,
+      *conn_, settings_, kInsertTemp, temp_store_rows(req.records), tail, tail_statements,
       [&](Rows& r) {
         while (r.next()) {
           const std::string kind = r.bytes(0);
@@ -185,6 +146,9 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
                                 "another transaction");
       case 'R':
         throw ReadConflictError(row.oid, std::make_pair(row.tid, row.given));
+      case 'M':
+        mirror_in_commit_ = row.state && parse_mirror_mode(*row.state) == MirrorMode::in_commit;
+        break;
       case 'C':
         // One row per object written; a conflict is a committed TID other than the serial
         // the writer read.
@@ -208,7 +172,7 @@ void MysqlStoreConnection::replace(std::span<const backend::PendingRecord> recor
   }
   sql += ')';
   conn_->exec(sql, Context::vote, "replacing resolved objects");
-  upload(*conn_, settings_, kInsertTemp, records, "", 0, nullptr, Context::vote);
+  upload(*conn_, settings_, kInsertTemp, temp_store_rows(records), "", 0, nullptr, Context::vote);
 }
 
 Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
@@ -223,14 +187,19 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
     sql += ", ";
     append_binary_literal(sql, req.meta->extension);
   }
-  sql += ')';
+  // In-commit JSON mirror: the rows go into temp_json in the same round trip, and the
+  // procedure writes them with the commit's TID.
+  sql += req.mirror ? ", TRUE)" : ", FALSE)";
   std::optional<Tid> tid;
-  conn_->batch(
-      sql, 1,
-      [&](Rows& r) {
-        if (r.next()) tid = Tid::from_sql(r.int64(0));
-      },
-      Context::commit, "finishing the commit");
+  const RowsCallback on_rows = [&](Rows& r) {
+    if (r.next()) tid = Tid::from_sql(r.int64(0));
+  };
+  if (req.mirror) {
+    upload(*conn_, settings_, json_mirror::kInsertTemp, json_mirror::temp_rows(*req.mirror), sql, 1,
+           on_rows, Context::commit);
+  } else {
+    conn_->batch(sql, 1, on_rows, Context::commit, "finishing the commit");
+  }
   if (!tid) throw StorageError("relstore_finish returned no TID");
   return *tid;
 }
@@ -251,7 +220,7 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
   try {
     upload(*conn_, settings_,
            std::string_view("REPLACE INTO temp_store (zoid, prev_tid, md5, state) VALUES "),
-           records, move, 5, nullptr, Context::other);
+           temp_store_rows(records), move, 5, nullptr, Context::other);
   } catch (...) {
     rollback();
     throw;

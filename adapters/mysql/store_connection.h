@@ -24,6 +24,7 @@ class MysqlStoreConnection : public backend::StoreConnection {
   std::vector<Oid> allocate_oids() override;
   void set_min_oid(Oid oid) override;
   bool healthy() const override { return conn_->healthy(); }
+  std::optional<bool> mirror_in_commit() const override { return mirror_in_commit_; }
 
   // Bulk loading of a history-free database (convert): upserts the records with their own
   // TIDs and deletes absent ones in one transaction, then moves the OID allocator past
@@ -36,6 +37,7 @@ class MysqlStoreConnection : public backend::StoreConnection {
   OidAllocator oids_;
   int lock_wait_seconds_;
   bool has_deletes_ = false;  // the voted records include a deletion (history-free finish)
+  std::optional<bool> mirror_in_commit_;  // the JSON mirror's mode as the last vote read it
 };
 
 }  // namespace relstore::mysql

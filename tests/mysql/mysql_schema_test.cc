@@ -93,7 +93,8 @@ TEST_F(MysqlSchema, NewDatabaseGetsRelStoragesSchema) {
     EXPECT_EQ(column_type(*conn, "object_state", "state"), "longblob ");
     EXPECT_EQ(column_type(*conn, "blob_chunk", "chunk"), "longblob ");
     EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), 1);
-    EXPECT_EQ(conn->query_int("SELECT MAX(version) FROM relstore_schema"), 1);
+    EXPECT_EQ(conn->query_int("SELECT MAX(version) FROM relstore_schema"),
+              migrations_for("mysql").back().version);
     EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM information_schema.TABLES WHERE "
                               "TABLE_SCHEMA = DATABASE() AND TABLE_TYPE = 'BASE TABLE' AND "
                               "ENGINE <> 'InnoDB'"),
@@ -120,14 +121,16 @@ TEST_F(MysqlSchema, NewDatabaseGetsRelStoragesSchema) {
       EXPECT_EQ(column_type(*conn, "current_object", "zoid"), "");
     }
     const auto procs = procedures_in(*conn);
-    for (const char* p : {"relstore_make_tid", "relstore_lock_and_detect", "relstore_finish"}) {
+    for (const char* p : {"relstore_make_tid", "relstore_lock_and_detect", "relstore_finish",
+                          "relstore_json_mirror_write", "relstore_json_mirror_rows",
+                          "relstore_json_mirror_apply"}) {
       EXPECT_TRUE(procs.count(p)) << p;
     }
     EXPECT_FALSE(open_storage(uri_for(db_of(uri)))->keep_history() != hp) << "mode detected";
   }
 }
 
-TEST_F(MysqlSchema, TheBaselineMigrationIsSafeToRunAgain) {
+TEST_F(MysqlSchema, EveryMigrationIsSafeToRunAgain) {
   // MySQL commits each DDL statement: an interrupted install is completed by running the
   // migration again, which must change nothing that exists.
   for (const bool hp : {false, true}) {
@@ -135,13 +138,57 @@ TEST_F(MysqlSchema, TheBaselineMigrationIsSafeToRunAgain) {
     open_storage(uri)->close();
     auto conn = connect(db_of(uri));
     const auto before = schema_of(*conn);
-    const auto rows = conn->query_int("SELECT COUNT(*) FROM commit_row_lock");
-    for (const auto& stmt : migration_statements(migrations_for("mysql").front().text, hp)) {
-      conn->exec(trim_statements(stmt));
+    const auto rows = conn->query_int(
+        "SELECT (SELECT COUNT(*) FROM commit_row_lock) + (SELECT COUNT(*) FROM "
+        "relstore_json_mirror) + (SELECT COUNT(*) FROM relstore_json_mirror_lock)");
+    for (const Migration& m : migrations_for("mysql")) {
+      SCOPED_TRACE(m.name);
+      for (const auto& stmt : migration_statements(m.text, hp)) conn->exec(trim_statements(stmt));
     }
     EXPECT_EQ(schema_of(*conn), before);
-    EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM commit_row_lock"), rows);
+    EXPECT_EQ(
+        conn->query_int("SELECT (SELECT COUNT(*) FROM commit_row_lock) + (SELECT COUNT(*) FROM "
+                        "relstore_json_mirror) + (SELECT COUNT(*) FROM relstore_json_mirror_lock)"),
+        rows);
   }
+}
+
+// A database made before the JSON mirror (at version 1) migrated to the newest version has
+// the catalog of a fresh install.
+TEST_F(MysqlSchema, BaselinePlusMigrationsEqualsAFreshInstall) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri = fresh_database("upgrade", hp ? "?history=preserving" : "?history=free");
+    open_storage(uri)->close();
+    auto conn = connect(db_of(uri));
+    const auto fresh = schema_of(*conn);
+    conn->exec("DROP VIEW newt");
+    conn->exec(
+        "DROP TABLE object_json, object_json_error, relstore_json_mirror, "
+        "relstore_json_mirror_lock");
+    conn->exec("DELETE FROM relstore_schema WHERE version > 1");
+    EXPECT_EQ(migration_status(uri).pending.size(), migrations_for("mysql").size() - 1);
+    migrate_up(uri, false);
+    EXPECT_EQ(schema_of(*conn), fresh);
+    EXPECT_TRUE(migration_status(uri).pending.empty());
+  }
+}
+
+// The JSON mirror's columns: JSON (MariaDB: LONGTEXT utf8mb4_bin with a JSON_VALID check),
+// a class name in utf8mb4 compared byte by byte, as Python compares names.
+TEST_F(MysqlSchema, TheMirrorTablesHaveJsonColumns) {
+  const std::string uri = fresh_database("mirror_columns", "?history=free");
+  open_storage(uri)->close();
+  auto conn = connect(db_of(uri));
+  for (const char* column : {"state", "refs"}) {
+    const std::string type = column_type(*conn, "object_json", column);
+    EXPECT_TRUE(type == "json " || type == "longtext utf8mb4") << column << ": " << type;
+  }
+  EXPECT_EQ(column_type(*conn, "object_json", "class_name"), "varchar(255) utf8mb4");
+  EXPECT_THROW(conn->exec("INSERT INTO object_json (zoid, tid, state, refs) VALUES "
+                          "(1, 1, '{broken', '[]')"),
+               StorageError);
+  EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM newt"), 0);
 }
 
 TEST_F(MysqlSchema, AnInterruptedCreationIsCompletedOnTheNextOpen) {
@@ -373,9 +420,11 @@ TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {
 TEST_F(MysqlSchema, MigrateSeesTheBaselineAppliedAndAdoptsRelStorageDatabases) {
   const std::string created = fresh_database("migrate", "?history=free");
   open_storage(created)->close();
+  std::vector<int> all;
+  for (const Migration& m : migrations_for("mysql")) all.push_back(m.version);
   auto st = migration_status(created);
   EXPECT_EQ(st.backend, "mysql");
-  EXPECT_EQ(st.applied, std::vector<int>{1});
+  EXPECT_EQ(st.applied, all);
   EXPECT_TRUE(st.pending.empty());
   EXPECT_TRUE(migrate_up(created, false).empty());
 
@@ -386,7 +435,7 @@ TEST_F(MysqlSchema, MigrateSeesTheBaselineAppliedAndAdoptsRelStorageDatabases) {
   EXPECT_TRUE(migration_status(adopted).applied.empty());
   EXPECT_TRUE(procedures_in(*conn).empty());
   migrate_up(adopted, false);
-  EXPECT_EQ(migration_status(adopted).applied, std::vector<int>{1});
+  EXPECT_EQ(migration_status(adopted).applied, all);
 }
 
 TEST_F(MysqlSchema, TheCommandLineExitsWithOneAndAClearMessage) {

@@ -112,5 +112,15 @@ TEST(JsonMirrorDocs, EveryPostgresqlExampleRunsAndFindsWhatItSays) {
                   "referenced-by-any", "parents", "newt-view", "errors"});
 }
 
+TEST(JsonMirrorDocs, EveryMysqlExampleRunsAndFindsWhatItSays) {
+  const mirror_test::Backend my{Scheme::mysql, false};
+  RELSTORE_NEED_BACKEND(my);
+  testing::TempDir d;
+  const std::string uri = sample_with_mirror(my, d);
+  check_examples("mysql", uri,
+                 {"find-by-attribute", "count-by-class", "tag-contains", "tag-counts",
+                  "referenced-by", "parents", "newt-view", "errors"});
+}
+
 }  // namespace
 }  // namespace relstore

@@ -12,6 +12,9 @@
 #include "adapters/postgresql/adapter.h"
 #include "adapters/postgresql/driver.h"
 #endif
+#ifdef RELSTORE_HAVE_MYSQL
+#include "adapters/mysql/adapter.h"
+#endif
 
 namespace relstore::mirror_test {
 namespace {
@@ -60,6 +63,27 @@ Rows postgresql_query(const std::string& uri, const std::string& sql) {
 }
 #endif
 
+#ifdef RELSTORE_HAVE_MYSQL
+Rows mysql_query(const std::string& uri, const std::string& sql) {
+  const StorageUri parsed = StorageUri::parse(uri);
+  mysql::Connection conn(mysql::connect_params(parsed, parsed.options()),
+                         "SET SESSION sql_mode = 'ANSI_QUOTES,STRICT_TRANS_TABLES'", 1, nullptr);
+  Rows out;
+  conn.batch(
+      sql, 1,
+      [&](mysql::Rows& r) {
+        out.clear();  // the last result set
+        while (r.next()) {
+          std::vector<std::string> row;
+          for (int c = 0; c < r.columns(); ++c) row.push_back(r.is_null(c) ? "NULL" : r.bytes(c));
+          out.push_back(std::move(row));
+        }
+      },
+      mysql::Context::read);
+  return out;
+}
+#endif
+
 }  // namespace
 
 std::vector<Backend> backends() {
@@ -67,6 +91,10 @@ std::vector<Backend> backends() {
 #ifdef RELSTORE_HAVE_POSTGRESQL
   out.push_back({Scheme::postgresql, false});
   out.push_back({Scheme::postgresql, true});
+#endif
+#ifdef RELSTORE_HAVE_MYSQL
+  out.push_back({Scheme::mysql, false});
+  out.push_back({Scheme::mysql, true});
 #endif
   return out;
 }
@@ -80,17 +108,18 @@ std::optional<std::string> unavailable(const Backend& b) {
 #ifndef RELSTORE_HAVE_POSTGRESQL
   if (b.scheme == Scheme::postgresql) return std::string("built without PostgreSQL");
 #endif
+#ifndef RELSTORE_HAVE_MYSQL
+  if (b.scheme == Scheme::mysql) return std::string("built without MySQL");
+#endif
   if (!testing::server_base_uri(b.scheme)) {
     return std::string(scheme_name(b.scheme)) + " unavailable: no server URI in the environment";
   }
   return std::nullopt;
 }
 
+// backends() lists only the backends this build has (the sanitizer builds have neither
+// server backend), so a required server here is one the build can reach.
 bool required(const Backend& b) {
-#ifndef RELSTORE_HAVE_POSTGRESQL
-  // A build without the backend (the sanitizer builds) cannot be asked for it.
-  if (b.scheme == Scheme::postgresql) return false;
-#endif
   return b.scheme != Scheme::sqlite && testing::server_required(b.scheme);
 }
 
@@ -112,6 +141,9 @@ Rows query(const std::string& uri, const std::string& sql) {
   if (parsed.scheme == Scheme::sqlite) return sqlite_query(parsed.database, sql);
 #ifdef RELSTORE_HAVE_POSTGRESQL
   if (parsed.scheme == Scheme::postgresql) return postgresql_query(uri, sql);
+#endif
+#ifdef RELSTORE_HAVE_MYSQL
+  if (parsed.scheme == Scheme::mysql) return mysql_query(uri, sql);
 #endif
   throw ConfigError("no test query support for " + parsed.redacted());
 }

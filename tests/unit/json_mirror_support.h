@@ -1,5 +1,6 @@
-// The databases the JSON mirror tests run on: SQLite always, PostgreSQL when the
-// environment names a server (RELSTORE_TEST_POSTGRESQL_URI), each in both history modes.
+// The databases the JSON mirror tests run on: SQLite always, PostgreSQL and MySQL when the
+// environment names a server (RELSTORE_TEST_POSTGRESQL_URI, RELSTORE_TEST_MYSQL_URI), each
+// in both history modes.
 #pragma once
 
 #include <optional>

@@ -1,8 +1,10 @@
 -- Finish, history-free, in one CALL: takes the commit lock, chooses the TID from the
 -- server's clock (unless restoring with p_tid), replaces the objects' rows with
 -- temp_store's (a none state deletes the object; p_deletes says whether there is one),
--- commits, and returns the TID.
-CREATE PROCEDURE relstore_finish(IN p_tid BIGINT, IN p_deletes BOOLEAN)
+-- writes the JSON mirror's rows when p_mirror (docs/json-mirror.md), commits, and
+-- returns the TID.
+CREATE PROCEDURE relstore_finish(IN p_tid BIGINT, IN p_deletes BOOLEAN,
+                                 IN p_mirror BOOLEAN)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
 BEGIN
@@ -28,6 +30,17 @@ BEGIN
     SELECT t.zoid, v_tid, LENGTH(t.state), t.state FROM temp_store t
     WHERE t.state IS NOT NULL ORDER BY t.zoid
     ON DUPLICATE KEY UPDATE tid = v_tid, state_size = LENGTH(t.state), state = t.state;
+  IF p_mirror THEN
+    -- In-commit JSON mirror: the commit's rows (uploaded to temp_json with the call) go in
+    -- with the data. last_tid follows only while the mirror holds everything before this
+    -- commit, so that it keeps meaning "mirrored up to here" while a mirror switched on a
+    -- moment ago is still being caught up.
+    CALL relstore_json_mirror_write(v_tid);
+    UPDATE relstore_json_mirror m SET m.last_tid = v_tid
+      WHERE m.id = 0 AND m.last_tid < v_tid
+        AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > m.last_tid AND o.tid < v_tid)
+        AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > v_tid);
+  END IF;
   DELETE FROM temp_store;
   COMMIT;
   SELECT v_tid AS tid;

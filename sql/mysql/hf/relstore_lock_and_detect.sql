@@ -5,7 +5,8 @@
 --   'L'  a readCurrent object is locked by another committer;
 --   'R'  a readCurrent object changed: (zoid, current tid, tid read);
 --   'C'  one row per object written: (zoid, committed tid, serial written, and, when
---        p_check and the two differ, the committed state).
+--        p_check and the two differ, the committed state);
+--   'M'  last, the JSON mirror's mode in `state` ('off' without the mirror's tables).
 -- p_read_current says whether temp_read_current has rows (the client knows; asking the
 -- table would cost a statement). p_forced_tid is unused: a history-free database keeps no
 -- transaction rows to collide with.
@@ -17,6 +18,17 @@ proc: BEGIN
   DECLARE v_count BIGINT;
   DECLARE v_locked BOOLEAN DEFAULT FALSE;
   DECLARE v_wait BIGINT;
+  DECLARE v_mode VARCHAR(16) DEFAULT 'off';
+
+  -- The JSON mirror's mode, under a share lock held to the commit: a change of mode locks
+  -- the row exclusively, so this commit writes its mirror rows exactly when the mode it
+  -- commits under says so. Taken first, before the object locks, in the order
+  -- set_mirror_mode takes its locks (mode, then commit lock).
+  BEGIN
+    DECLARE CONTINUE HANDLER FOR 1146 SET v_mode = 'off';  -- before migration 0002
+    SELECT id INTO v_count FROM relstore_json_mirror_lock WHERE id = 0 LOCK IN SHARE MODE;
+    SELECT mode INTO v_mode FROM relstore_json_mirror WHERE id = 0;
+  END;
 
   IF p_read_current THEN
     SET v_wait = @@SESSION.innodb_lock_wait_timeout;
@@ -60,4 +72,5 @@ proc: BEGIN
     FROM temp_store t LEFT JOIN object_state c ON c.zoid = t.zoid
     ORDER BY t.zoid
     FOR UPDATE;
+  SELECT 'M' AS kind, NULL AS zoid, NULL AS tid, NULL AS given, v_mode AS state;
 END

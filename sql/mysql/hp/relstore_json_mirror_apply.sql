@@ -1,0 +1,35 @@
+-- Applies a follow or rebuild batch waiting in temp_json (rows and error entries with the
+-- TIDs of the states they were decoded from, read from a snapshot that may be old by now)
+-- and commits. An entry is kept only if its state is still the object's current one, a
+-- removal only if the object is still gone, so a batch never overwrites what a later
+-- commit wrote. In in-commit mode commits write rows too: the commit lock keeps them out
+-- while the batch goes in; the share lock on the mode keeps the mode as read. Then
+-- last_tid moves up to p_mirrored_to when given.
+CREATE PROCEDURE relstore_json_mirror_apply(IN p_mirrored_to BIGINT)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+BEGIN
+  DECLARE v_lock BIGINT;
+  DECLARE v_mode VARCHAR(16);
+  SELECT id INTO v_lock FROM relstore_json_mirror_lock WHERE id = 0 LOCK IN SHARE MODE;
+  SELECT mode INTO v_mode FROM relstore_json_mirror WHERE id = 0;
+  IF v_mode = 'in-commit' THEN
+    SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
+  END IF;
+  DELETE FROM temp_json
+    WHERE (state IS NOT NULL OR message IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM current_object c
+                      JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
+                      WHERE c.zoid = temp_json.zoid AND c.tid = temp_json.tid
+                        AND o.state IS NOT NULL);
+  DELETE FROM temp_json
+    WHERE state IS NULL AND message IS NULL
+      AND EXISTS (SELECT 1 FROM current_object c
+                  JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
+                  WHERE c.zoid = temp_json.zoid AND o.state IS NOT NULL);
+  CALL relstore_json_mirror_write(NULL);
+  IF p_mirrored_to IS NOT NULL THEN
+    UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, p_mirrored_to) WHERE id = 0;
+  END IF;
+  COMMIT;
+END

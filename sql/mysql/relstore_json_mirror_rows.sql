@@ -1,0 +1,55 @@
+-- relstore_json_mirror_write's way out when the server refuses a batch of rows: the rows
+-- of temp_json one at a time, each refused one replaced by an error entry that carries
+-- the server's message (and the object's old row removed).
+CREATE PROCEDURE relstore_json_mirror_rows(IN p_tid BIGINT)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+BEGIN
+  DECLARE v_done BOOLEAN DEFAULT FALSE;
+  DECLARE v_zoid BIGINT;
+  DECLARE v_tid BIGINT;
+  DECLARE v_class LONGBLOB;
+  DECLARE v_ghost LONGBLOB;
+  DECLARE v_state LONGBLOB;
+  DECLARE v_refs LONGBLOB;
+  DECLARE v_refused BOOLEAN;
+  DECLARE v_errno INT;
+  DECLARE v_message TEXT CHARACTER SET utf8mb4;
+  DECLARE c CURSOR FOR
+    SELECT zoid, COALESCE(p_tid, tid), class_name, ghost_pickle, state, refs FROM temp_json
+    WHERE state IS NOT NULL ORDER BY zoid;
+  DECLARE CONTINUE HANDLER FOR NOT FOUND SET v_done = TRUE;
+
+  OPEN c;
+  read_rows: LOOP
+    FETCH c INTO v_zoid, v_tid, v_class, v_ghost, v_state, v_refs;
+    IF v_done THEN
+      LEAVE read_rows;
+    END IF;
+    SET v_refused = FALSE;
+    BEGIN
+      DECLARE CONTINUE HANDLER FOR SQLEXCEPTION
+      BEGIN
+        GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO, v_message = MESSAGE_TEXT;
+        IF v_errno IN (1205, 1213, 1317) THEN
+          RESIGNAL;
+        END IF;
+        SET v_refused = TRUE;
+      END;
+      INSERT INTO object_json (zoid, tid, class_name, ghost_pickle, state, refs)
+        VALUES (v_zoid, v_tid, CONVERT(v_class USING utf8mb4), v_ghost,
+                CONVERT(v_state USING utf8mb4), CONVERT(v_refs USING utf8mb4))
+        ON DUPLICATE KEY UPDATE tid = v_tid, class_name = CONVERT(v_class USING utf8mb4),
+          ghost_pickle = v_ghost, state = CONVERT(v_state USING utf8mb4),
+          refs = CONVERT(v_refs USING utf8mb4);
+    END;
+    IF v_refused THEN
+      DELETE FROM object_json WHERE zoid = v_zoid;
+      INSERT INTO object_json_error (zoid, tid, message)
+        VALUES (v_zoid, v_tid, CONCAT('not accepted by the server: ', v_message))
+        ON DUPLICATE KEY UPDATE tid = v_tid,
+          message = CONCAT('not accepted by the server: ', v_message);
+    END IF;
+  END LOOP;
+  CLOSE c;
+END

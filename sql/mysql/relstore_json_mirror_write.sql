@@ -1,0 +1,44 @@
+-- Moves the JSON mirror entries waiting in temp_json into object_json and
+-- object_json_error, then empties temp_json. An entry is a decoded row (state set), a state
+-- that could not be decoded (message set) or an object that is gone (neither). Every
+-- object of the batch first loses what the mirror had for it. p_tid: the commit's TID for
+-- in-commit entries; NULL keeps each entry's own (follow and rebuild, guarded before).
+-- A row the server refuses (MariaDB's JSON_VALID nests 32 levels at most, MySQL 8's JSON
+-- 100; a class name too long for its column) must not fail a commit: when the batch
+-- insert is refused, the rows go in one at a time and the refused ones become error
+-- entries with the server's message. Lock waits and deadlocks are not refusals: they
+-- end the commit as they would anywhere else.
+CREATE PROCEDURE relstore_json_mirror_write(IN p_tid BIGINT)
+  COMMENT '{CHECKSUM}'
+  SQL SECURITY INVOKER
+BEGIN
+  DECLARE v_refused BOOLEAN DEFAULT FALSE;
+  DECLARE v_errno INT;
+
+  DELETE e FROM object_json_error e JOIN temp_json t ON e.zoid = t.zoid;
+  DELETE j FROM object_json j JOIN temp_json t ON j.zoid = t.zoid WHERE t.state IS NULL;
+  INSERT INTO object_json_error (zoid, tid, message)
+    SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.message USING utf8mb4) FROM temp_json t
+    WHERE t.message IS NOT NULL ORDER BY t.zoid;
+  BEGIN
+    DECLARE CONTINUE HANDLER FOR SQLEXCEPTION
+    BEGIN
+      GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO;
+      IF v_errno IN (1205, 1213, 1317) THEN
+        RESIGNAL;
+      END IF;
+      SET v_refused = TRUE;
+    END;
+    INSERT INTO object_json (zoid, tid, class_name, ghost_pickle, state, refs)
+      SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.class_name USING utf8mb4),
+             t.ghost_pickle, CONVERT(t.state USING utf8mb4), CONVERT(t.refs USING utf8mb4)
+      FROM temp_json t WHERE t.state IS NOT NULL ORDER BY t.zoid
+      ON DUPLICATE KEY UPDATE tid = COALESCE(p_tid, t.tid),
+        class_name = CONVERT(t.class_name USING utf8mb4), ghost_pickle = t.ghost_pickle,
+        state = CONVERT(t.state USING utf8mb4), refs = CONVERT(t.refs USING utf8mb4);
+  END;
+  IF v_refused THEN
+    CALL relstore_json_mirror_rows(p_tid);
+  END IF;
+  DELETE FROM temp_json;
+END

@@ -1,0 +1,186 @@
+// The JSON mirror's MySQL side (issue #6): round trips of a mirrored commit, what the
+// server's JSON type refuses, NUL characters and the mode's lock. The behaviour every
+// backend shares is tested in tests/unit/json_mirror_test.cc.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+#include "mysql/support.h"
+#include "relstore/json_mirror.h"
+#include "relstore/storage.h"
+
+namespace relstore::mysql::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using MysqlMirror = MysqlServerTest;
+
+// A ZODB record (protocol 3): class pickle `cls`, then `state` (a state pickle's opcodes
+// without PROTO and STOP).
+Bytes record(const std::string& cls, const std::string& state) {
+  return "\x80\x03"
+         "c" +
+         cls + "\n." + "\x80\x03" + state + ".";
+}
+
+// A state pickle's body {"a": `text`}.
+std::string dict_with_text(const std::string& text) {
+  using namespace std::string_literals;
+  std::string out = "}X\x01\x00\x00\x00"s + "aX";
+  const uint32_t n = static_cast<uint32_t>(text.size());
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + text + "s";
+}
+
+// A state pickle's body: lists nested `depth` deep (MARK … EMPTY_LIST, then LIST … ).
+std::string nested_lists(int depth) {
+  const size_t n = static_cast<size_t>(depth - 1);
+  return std::string(n, '(') + "]" + std::string(n, 'l');
+}
+
+Tid commit(StorageInstance& inst, const std::map<Oid, Bytes>& states,
+           const std::map<Oid, Tid>& serials = {}) {
+  TransactionMetaData txn{"", "", ""};
+  inst.tpc_begin(txn);
+  for (const auto& [oid, data] : states) {
+    const auto it = serials.find(oid);
+    inst.store(oid, it == serials.end() ? std::nullopt : std::optional<Tid>(it->second), data, txn);
+  }
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
+std::string db_of(const std::string& uri) { return StorageUri::parse(uri).database; }
+
+std::string scalar(Connection& conn, const std::string& sql) {
+  std::string out = "NULL";
+  conn.batch(
+      sql, 1,
+      [&](Rows& r) {
+        if (r.next() && !r.is_null(0)) out = r.bytes(0);
+      },
+      Context::read);
+  return out;
+}
+
+// The rows travel with the finish call: a mirrored commit takes as many round trips as
+// one without the mirror.
+TEST_F(MysqlMirror, ATwentyObjectWriteKeepsItsRoundTripsWithTheMirrorOn) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri =
+        fresh_database("jm_trips", hp ? "?history=preserving" : "?history=free");
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    std::map<Oid, Bytes> states;
+    for (uint64_t oid = 1; oid <= 20; ++oid) {
+      states[Oid(oid)] = record("myapp\nThing", dict_with_text("first"));
+    }
+    Tid tid = commit(*inst, states);  // warms up the connections
+    std::map<Oid, Tid> serials;
+    for (const auto& [oid, unused] : states) serials[oid] = tid;
+    auto trips = [&](const std::string& text) {
+      for (auto& [oid, data] : states) data = record("myapp\nThing", dict_with_text(text));
+      inst->poll_invalidations();
+      const uint64_t before = st->stats().round_trips;
+      tid = commit(*inst, states, serials);
+      for (auto& [oid, serial] : serials) serial = tid;
+      return st->stats().round_trips - before;
+    };
+    const uint64_t without = trips("off");
+    mirror_enable(uri, MirrorMode::in_commit);
+    trips("warm");  // the first vote after the change learns the mode
+    const uint64_t with = trips(std::string(500, 'x'));
+    EXPECT_EQ(with, without);
+    EXPECT_LE(with, 4u);
+    std::printf("[ trips    ] %s, 20-object write: %llu without the mirror, %llu with\n",
+                hp ? "hp" : "hf", static_cast<unsigned long long>(without),
+                static_cast<unsigned long long>(with));
+    auto conn = connect(db_of(uri));
+    EXPECT_EQ(
+        scalar(*conn, "SELECT COUNT(*) FROM object_json WHERE tid = " + std::to_string(tid.sql()) +
+                          " AND JSON_UNQUOTE(JSON_EXTRACT(state, '$.a')) LIKE 'xxx%'"),
+        "20");
+    EXPECT_EQ(scalar(*conn, "SELECT last_tid FROM relstore_json_mirror"),
+              std::to_string(tid.sql()));
+  }
+}
+
+// MySQL's JSON keeps \u0000 (PostgreSQL's jsonb does not): the text comes back as stored.
+TEST_F(MysqlMirror, NulCharactersAreKept) {
+  const std::string uri = fresh_database("jm_nul", "?history=free");
+  open_storage(uri)->close();
+  mirror_enable(uri, MirrorMode::in_commit);
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text(std::string("b\0c", 3)))}});
+  auto conn = connect(db_of(uri));
+  EXPECT_EQ(scalar(*conn, "SELECT HEX(JSON_UNQUOTE(JSON_EXTRACT(state, '$.a'))) FROM object_json"),
+            "620063");
+  EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_json_error"), "0");
+}
+
+// What the server refuses (values nested deeper than its JSON allows, a class name longer
+// than the column) becomes an error entry with the server's message; the other rows of the
+// commit are written, an older row of the refused object goes, and the commit succeeds.
+TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri =
+        fresh_database("jm_refused", hp ? "?history=preserving" : "?history=free");
+    open_storage(uri)->close();
+    mirror_enable(uri, MirrorMode::in_commit);
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("ok"))},
+                                     {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
+    const Bytes deep = record("myapp\nDeep", nested_lists(150));
+    const Tid second =
+        commit(*inst,
+               {{Oid(1), deep},
+                {Oid(2), record("myapp\nThing", dict_with_text("still ok"))},
+                {Oid(3), record("myapp\n" + std::string(300, 'C'), dict_with_text("long name"))}},
+               {{Oid(1), first}, {Oid(2), first}});
+    EXPECT_EQ(inst->load(Oid(1)).data, deep);
+    auto conn = connect(db_of(uri));
+    EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid) FROM object_json"), "2");
+    EXPECT_EQ(scalar(*conn,
+                     "SELECT GROUP_CONCAT(CONCAT(zoid, ':', tid = " + std::to_string(second.sql()) +
+                         ") ORDER BY zoid) FROM "
+                         "object_json_error"),
+              "1:1,3:1");
+    EXPECT_NE(scalar(*conn, "SELECT message FROM object_json_error WHERE zoid = 1")
+                  .find("not accepted by the server"),
+              std::string::npos);
+    EXPECT_EQ(mirror_status(uri).undecodable, 2u);
+    // A rebuild comes to the same entries.
+    mirror_rebuild(uri);
+    EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid ORDER BY zoid) FROM object_json_error"),
+              "1,3");
+  }
+}
+
+// A change of mode waits for commits that voted under the old mode, so a commit writes its
+// rows exactly when the mode it finishes under is in-commit.
+TEST_F(MysqlMirror, AChangeOfModeWaitsForCommitsThatVoted) {
+  const std::string uri = fresh_database("jm_mode_lock", "?history=free");
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), std::nullopt, record("myapp\nThing", dict_with_text("voted")), txn);
+  inst->tpc_vote(txn);  // mode off
+  auto enabled =
+      std::async(std::launch::async, [&] { return mirror_enable(uri, MirrorMode::in_commit); });
+  EXPECT_EQ(enabled.wait_for(500ms), std::future_status::timeout);
+  const Tid tid = inst->tpc_finish(txn);
+  const MirrorProgress p = enabled.get();
+  EXPECT_EQ(p.decoded, 1u) << "the catch-up after the change mirrors the commit";
+  const MirrorStatus s = mirror_status(uri);
+  EXPECT_EQ(s.mirrored_tid, tid);
+  EXPECT_EQ(s.pending, 0u);
+}
+
+}  // namespace
+}  // namespace relstore::mysql::testing
