@@ -15,8 +15,8 @@ BEGIN
   DECLARE v_refused BOOLEAN DEFAULT FALSE;
   DECLARE v_errno INT;
 
-  DELETE e FROM object_json_error e JOIN temp_json t ON e.zoid = t.zoid;
-  DELETE j FROM object_json j JOIN temp_json t ON j.zoid = t.zoid WHERE t.state IS NULL;
+  DELETE e FROM temp_json t STRAIGHT_JOIN object_json_error e ON e.zoid = t.zoid;
+  DELETE j FROM temp_json t STRAIGHT_JOIN object_json j ON j.zoid = t.zoid WHERE t.state IS NULL;
   INSERT INTO object_json_error (zoid, tid, message)
     SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.message USING utf8mb4) FROM temp_json t
     WHERE t.message IS NOT NULL ORDER BY t.zoid;

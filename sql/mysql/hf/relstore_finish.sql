@@ -22,7 +22,10 @@ BEGIN
   -- of a replaced state are dropped only when new ones are stored (relstore stores none
   -- yet), not on every commit.
   IF p_deletes THEN
-    DELETE o FROM object_state o JOIN temp_store t ON o.zoid = t.zoid WHERE t.state IS NULL;
+    -- The temp table drives the join (STRAIGHT_JOIN): with stale statistics on a table
+    -- that just grew, the optimizer may otherwise scan object_state once per commit.
+    DELETE o FROM temp_store t STRAIGHT_JOIN object_state o ON o.zoid = t.zoid
+      WHERE t.state IS NULL;
   END IF;
   -- The update clause names temp_store's columns directly rather than VALUES(), which
   -- MySQL 8.0.20 deprecated, or a row alias, which MariaDB lacks.
