@@ -108,15 +108,17 @@ int main(int argc, char** argv) {
     inst->tpc_finish(txn);
     relstore_write.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
   }
-  check(sqlite3_exec(raw, "PRAGMA synchronous = NORMAL; CREATE TABLE IF NOT EXISTS raw_write "
-                          "(zoid INTEGER PRIMARY KEY, tid INTEGER, state BLOB)",
+  check(sqlite3_exec(raw,
+                     "PRAGMA synchronous = NORMAL; CREATE TABLE IF NOT EXISTS raw_write "
+                     "(zoid INTEGER PRIMARY KEY, tid INTEGER, state BLOB)",
                      nullptr, nullptr, nullptr),
         raw);
   sqlite3_stmt* upsert = nullptr;
-  check(sqlite3_prepare_v2(raw,
-                           "INSERT INTO raw_write (zoid, tid, state) VALUES (?, ?, ?) "
-                           "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, state = excluded.state",
-                           -1, &upsert, nullptr),
+  check(sqlite3_prepare_v2(
+            raw,
+            "INSERT INTO raw_write (zoid, tid, state) VALUES (?, ?, ?) "
+            "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, state = excluded.state",
+            -1, &upsert, nullptr),
         raw);
   sqlite3_stmt *begin = nullptr, *commit = nullptr;
   sqlite3_prepare_v2(raw, "BEGIN IMMEDIATE", -1, &begin, nullptr);

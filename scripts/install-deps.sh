@@ -11,7 +11,7 @@ build_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 server_packages=(postgresql postgresql-client mariadb-server mariadb-client python3
-  clang libclang-rt-14-dev)
+  clang libclang-rt-14-dev clang-format)
 
 case "${1:-build}" in
   build) packages=("${build_packages[@]}") ;;

@@ -23,6 +23,10 @@ for b in postgresql mysql; do
   fi
 done
 
+step "checking formatting (.clang-format)"
+find src include adapters tools tests benchmarks -name '*.cc' -o -name '*.h' |
+  xargs clang-format --dry-run --Werror
+
 step "building (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo "${cmake_backends[@]}"
 cmake --build build -j "$jobs"

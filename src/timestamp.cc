@@ -28,8 +28,9 @@ int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
 }
 
 uint32_t high_word(int year, int month, int day, int hour, int minute) {
-  const int64_t v = ((((static_cast<int64_t>(year) - 1900) * 12 + month - 1) * 31 + day - 1) * 24 +
-                     hour) * 60 + minute;
+  const int64_t v =
+      ((((static_cast<int64_t>(year) - 1900) * 12 + month - 1) * 31 + day - 1) * 24 + hour) * 60 +
+      minute;
   return static_cast<uint32_t>(v);
 }
 
@@ -56,8 +57,8 @@ int TimeStamp::year() const { return static_cast<int>((raw_ >> 32) / (60 * 24 * 
 double TimeStamp::second() const { return kSecondUnit * static_cast<double>(raw_ & 0xffffffffu); }
 
 double TimeStamp::unix_time() const {
-  const int64_t days = days_from_civil(year(), static_cast<unsigned>(month()),
-                                       static_cast<unsigned>(day()));
+  const int64_t days =
+      days_from_civil(year(), static_cast<unsigned>(month()), static_cast<unsigned>(day()));
   return static_cast<double>(days * 86400 + hour() * 3600 + minute() * 60) + second();
 }
 

@@ -33,7 +33,8 @@ std::string percent_encode(std::string_view s, bool keep_slash = false) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' ||
+        (keep_slash && c == '/')) {
       out += static_cast<char>(c);
     } else {
       out += '%';
@@ -105,8 +106,10 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
   } else {
     const size_t colon = auth.rfind(':');
     uri.host = percent_decode(auth.substr(0, colon), "host");
-    if (colon != std::string_view::npos) port = auth.substr(colon + 1);
-    else auth = {};
+    if (colon != std::string_view::npos)
+      port = auth.substr(colon + 1);
+    else
+      auth = {};
   }
   if (!auth.empty()) uri.port = parse_port(port);
 }
@@ -174,7 +177,8 @@ StorageUri StorageUri::parse(std::string_view text) {
       rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
     }
     uri.database = percent_decode(rest, "path");
-    if (uri.database.empty()) throw ConfigError("malformed URI '" + std::string(text) + "': no path");
+    if (uri.database.empty())
+      throw ConfigError("malformed URI '" + std::string(text) + "': no path");
     return uri;
   }
 
@@ -184,7 +188,8 @@ StorageUri StorageUri::parse(std::string_view text) {
   }
   const size_t slash = rest.find('/');
   parse_authority(rest.substr(0, slash), uri);
-  if (slash != std::string_view::npos) uri.database = percent_decode(rest.substr(slash + 1), "database");
+  if (slash != std::string_view::npos)
+    uri.database = percent_decode(rest.substr(slash + 1), "database");
   if (uri.database.find('/') != std::string::npos) {
     throw ConfigError("malformed URI '" + uri.redacted() + "': database name contains '/'");
   }
@@ -204,7 +209,8 @@ std::string render(const StorageUri& u, bool redact) {
     out += "//";
     if (!u.user.empty() || !u.password.empty()) {
       out += percent_encode(u.user);
-      if (!u.password.empty()) out += ":" + (redact ? std::string("***") : percent_encode(u.password));
+      if (!u.password.empty())
+        out += ":" + (redact ? std::string("***") : percent_encode(u.password));
       out += '@';
     }
     out += u.host.find(':') != std::string::npos ? "[" + u.host + "]" : percent_encode(u.host);
@@ -269,7 +275,8 @@ std::string redact_secrets(std::string_view text) {
       const size_t end = text.find_first_of("/ \t\n'\"", i);
       const size_t at = text.find('@', i);
       const size_t colon = text.find(':', i);
-      if (at != std::string_view::npos && colon < at && (end == std::string_view::npos || at < end)) {
+      if (at != std::string_view::npos && colon < at &&
+          (end == std::string_view::npos || at < end)) {
         out.append(text.substr(i, colon + 1 - i));
         out += "***";
         i = at;

@@ -43,7 +43,8 @@ void run(Args& a) {
   const ConvertReport r = convert(o);
   progress.done();
   const ProgressCounts totals{r.done.transactions, r.done.records, r.done.bytes, 0, r.done.seconds};
-  const double mb_s = r.done.seconds > 0 ? static_cast<double>(r.done.bytes) / 1e6 / r.done.seconds : 0;
+  const double mb_s =
+      r.done.seconds > 0 ? static_cast<double>(r.done.bytes) / 1e6 / r.done.seconds : 0;
   if (r.cleared) std::printf("%s the destination first\n", o.dry_run ? "would clear" : "cleared");
   if (r.started_after) std::printf("continuing after TID %s\n", r.started_after->hex().c_str());
   std::printf("%s %s in %.1f s (%.1f MB/s)%s\n", o.dry_run ? "would copy" : "copied",
@@ -52,8 +53,9 @@ void run(Args& a) {
   if (r.first_tid) {
     std::printf("TIDs %s … %s\n", r.first_tid->hex().c_str(), r.last_tid->hex().c_str());
   }
-  if (r.blobs_copied) std::printf("blob files %s: %lu\n", o.dry_run ? "to copy" : "copied",
-                                  static_cast<unsigned long>(r.blobs_copied));
+  if (r.blobs_copied)
+    std::printf("blob files %s: %lu\n", o.dry_run ? "to copy" : "copied",
+                static_cast<unsigned long>(r.blobs_copied));
   if (r.blobs_skipped) {
     std::printf("blob contents left behind (--skip-blobs): %lu\n",
                 static_cast<unsigned long>(r.blobs_skipped));
@@ -80,8 +82,9 @@ void add_convert_command(CLI::App& app) {
       "destination, the current records (in resumable batches) into a history-free one.");
   cmd->add_option("SOURCE", a->source, "the database to read");
   cmd->add_option("DESTINATION", a->destination, "the database to write");
-  cmd->add_option("--config", a->config, "a zodbconvert configuration file (source and "
-                                         "destination sections)");
+  cmd->add_option("--config", a->config,
+                  "a zodbconvert configuration file (source and "
+                  "destination sections)");
   cmd->add_flag("--incremental", a->options.incremental,
                 "continue after the destination's last transaction (also resumes an "
                 "interrupted conversion)");

@@ -14,8 +14,9 @@ void add_info_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* cmd = app.add_subcommand(
-      "info", "Show a database's mode, schema version, object and transaction counts, size and "
-              "last TID. Opens read-only and creates nothing.");
+      "info",
+      "Show a database's mode, schema version, object and transaction counts, size and "
+      "last TID. Opens read-only and creates nothing.");
   cmd->add_option("URI", args->uri, "the database")->required();
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {

@@ -120,10 +120,9 @@ void add_follow_action(CLI::App& mirror) {
     options->progress = [last_print](const MirrorProgress& p) {
       // One line per catch-up that did something, with the lag.
       if (p.decoded + p.removed + p.undecodable == 0) return;
-      const double lag = p.database_tid > p.mirrored_tid
-                             ? TimeStamp(p.database_tid).unix_time() -
-                                   TimeStamp(p.mirrored_tid).unix_time()
-                             : 0.0;
+      const double lag = p.database_tid > p.mirrored_tid ? TimeStamp(p.database_tid).unix_time() -
+                                                               TimeStamp(p.mirrored_tid).unix_time()
+                                                         : 0.0;
       std::printf("mirrored to %s: +%llu rows, -%llu, %llu undecodable, lag %.3f s\n",
                   p.mirrored_tid.hex().c_str(), static_cast<unsigned long long>(p.decoded),
                   static_cast<unsigned long long>(p.removed),

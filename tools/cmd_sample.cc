@@ -52,19 +52,22 @@ void add_sample_command(CLI::App& app) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last < std::chrono::seconds(tty ? 1 : 10)) return;
       last = now;
-      std::fprintf(stderr, tty ? "\r%llu / %llu objects, %llu records" : "%llu / %llu objects, %llu records\n",
-                   static_cast<unsigned long long>(s.objects),
-                   static_cast<unsigned long long>(args->objects),
-                   static_cast<unsigned long long>(s.records));
+      std::fprintf(
+          stderr,
+          tty ? "\r%llu / %llu objects, %llu records" : "%llu / %llu objects, %llu records\n",
+          static_cast<unsigned long long>(s.objects),
+          static_cast<unsigned long long>(args->objects),
+          static_cast<unsigned long long>(s.records));
     };
     const auto start = std::chrono::steady_clock::now();
     const SampleStats s = write_sample(args->uri, o);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (tty) std::fputs("\r\033[K", stderr);
-    std::printf("wrote %llu objects: %llu records in %llu transactions, %s, in %.1f s\n",
-                static_cast<unsigned long long>(s.objects),
-                static_cast<unsigned long long>(s.records),
-                static_cast<unsigned long long>(s.transactions), human_bytes(s.bytes).c_str(), secs);
+    std::printf(
+        "wrote %llu objects: %llu records in %llu transactions, %s, in %.1f s\n",
+        static_cast<unsigned long long>(s.objects), static_cast<unsigned long long>(s.records),
+        static_cast<unsigned long long>(s.transactions), human_bytes(s.bytes).c_str(), secs);
   });
 }
 

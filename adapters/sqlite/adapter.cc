@@ -51,7 +51,8 @@ SqliteAdapter::SqliteAdapter(const StorageUri& uri, const StorageOptions& option
       });
     };
     if (!plain(name) || !plain(value)) {
-      throw ConfigError("option " + key + ": pragma names and values may hold only letters, "
+      throw ConfigError("option " + key +
+                        ": pragma names and values may hold only letters, "
                         "digits, '_', '-' and '.'");
     }
     if (name == "journal_mode" || name == "query_only" || name == "foreign_keys") {

@@ -1,9 +1,9 @@
 #include "adapters/sqlite/bulk_loader.h"
-#include "adapters/sqlite/queries.h"
 
 #include <algorithm>
 
 #include "adapters/sqlite/oid_allocator.h"
+#include "adapters/sqlite/queries.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -61,7 +61,8 @@ void BulkLoader::in_transaction(F&& body) {
 }
 
 void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
-  if (loc_.keep_history) throw StorageError("a current-records bulk load needs a history-free database");
+  if (loc_.keep_history)
+    throw StorageError("a current-records bulk load needs a history-free database");
   Stmt& upsert = db_->prepared(kUpsertCurrent);
   Stmt& drop_blobs = db_->prepared(kDropBlobs);
   Stmt& remove = db_->prepared(kDeleteCurrent);
@@ -84,7 +85,8 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
 }
 
 void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
-  if (!loc_.keep_history) throw StorageError("a transaction bulk load needs a history-preserving database");
+  if (!loc_.keep_history)
+    throw StorageError("a transaction bulk load needs a history-preserving database");
   Stmt& taken = db_->prepared(kTidTaken);
   Stmt& txn_row = db_->prepared(kInsertTransaction);
   Stmt& revision = db_->prepared(kInsertRevision);

@@ -42,8 +42,8 @@ bool SqliteIterator::next(TransactionRecord& out) {
   StmtScope scope(*records_);
   records_->bind(1, out.tid.sql());
   while (records_->step()) {
-    out.records.push_back({Oid::from_sql(records_->int64(0)), out.tid,
-                           records_->optional_blob(1), std::nullopt});
+    out.records.push_back(
+        {Oid::from_sql(records_->int64(0)), out.tid, records_->optional_blob(1), std::nullopt});
   }
   return true;
 }

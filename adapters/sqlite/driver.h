@@ -76,7 +76,7 @@ class Db {
  private:
   std::string path_;
   sqlite3* db_ = nullptr;
-  double busy_timeout_ms_ = 0;  // read by the busy handler
+  double busy_timeout_ms_ = 0;                          // read by the busy handler
   std::map<const char*, std::unique_ptr<Stmt>> cache_;  // keyed by the literal's address
 };
 

@@ -7,8 +7,8 @@
 namespace relstore::sqlite {
 
 void throw_error(int rc, std::string_view message, Context ctx, std::string_view what) {
-  const std::string text = std::string(what) + ": " + std::string(message) + " (SQLite code " +
-                           std::to_string(rc) + ")";
+  const std::string text =
+      std::string(what) + ": " + std::string(message) + " (SQLite code " + std::to_string(rc) + ")";
   switch (rc & 0xff) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:

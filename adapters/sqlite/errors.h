@@ -11,8 +11,7 @@ namespace relstore::sqlite {
 enum class Context { open, read, vote, commit, other };
 
 // Throws the relstore error for SQLite result code `rc` (extended codes allowed).
-[[noreturn]] void throw_error(int rc, std::string_view message, Context ctx,
-                              std::string_view what);
+[[noreturn]] void throw_error(int rc, std::string_view message, Context ctx, std::string_view what);
 
 // Throws with the message of `db`'s last error.
 [[noreturn]] void throw_db_error(int rc, sqlite3* db, Context ctx, std::string_view what);

@@ -29,10 +29,9 @@ const char* still_current(bool keep_history) {
              : "SELECT 1 FROM object_state WHERE zoid = ? AND tid = ? AND state IS NOT NULL";
 }
 const char* exists_now(bool keep_history) {
-  return keep_history
-             ? "SELECT 1 FROM current_object c JOIN object_state s ON s.zoid = c.zoid AND "
-               "s.tid = c.tid WHERE c.zoid = ? AND s.state IS NOT NULL"
-             : "SELECT 1 FROM object_state WHERE zoid = ? AND state IS NOT NULL";
+  return keep_history ? "SELECT 1 FROM current_object c JOIN object_state s ON s.zoid = c.zoid AND "
+                        "s.tid = c.tid WHERE c.zoid = ? AND s.state IS NOT NULL"
+                      : "SELECT 1 FROM object_state WHERE zoid = ? AND state IS NOT NULL";
 }
 
 bool row_exists(Db& db, const char* sql, Oid oid, std::optional<Tid> tid = std::nullopt) {
@@ -104,13 +103,13 @@ backend::MirrorState state(Db& db, bool keep_history) {
   try {
     st.mode = read_mode(db);
     st.last_tid = Tid::from_sql(db.query_int("SELECT last_tid FROM relstore_json_mirror"));
-    st.database_tid = Tid::from_sql(db.query_int(
-        keep_history ? "SELECT MAX(tid) FROM \"transaction\"" : "SELECT MAX(tid) FROM object_state"));
+    st.database_tid =
+        Tid::from_sql(db.query_int(keep_history ? "SELECT MAX(tid) FROM \"transaction\""
+                                                : "SELECT MAX(tid) FROM object_state"));
     st.rows = static_cast<uint64_t>(db.query_int("SELECT COUNT(*) FROM object_json"));
     st.errors = static_cast<uint64_t>(db.query_int("SELECT COUNT(*) FROM object_json_error"));
-    Stmt& pending = db.prepared(keep_history
-                                    ? "SELECT COUNT(*) FROM current_object WHERE tid > ?"
-                                    : "SELECT COUNT(*) FROM object_state WHERE tid > ?");
+    Stmt& pending = db.prepared(keep_history ? "SELECT COUNT(*) FROM current_object WHERE tid > ?"
+                                             : "SELECT COUNT(*) FROM object_state WHERE tid > ?");
     StmtScope scope(pending);
     pending.bind(1, st.last_tid.sql());
     if (pending.step()) st.pending = static_cast<uint64_t>(pending.int64(0));
@@ -143,8 +142,9 @@ backend::MirrorChanges changes(Db& db, bool keep_history, Tid since, size_t limi
   backend::MirrorChanges out;
   db.exec("BEGIN");
   try {
-    out.database_tid = Tid::from_sql(db.query_int(
-        keep_history ? "SELECT MAX(tid) FROM \"transaction\"" : "SELECT MAX(tid) FROM object_state"));
+    out.database_tid =
+        Tid::from_sql(db.query_int(keep_history ? "SELECT MAX(tid) FROM \"transaction\""
+                                                : "SELECT MAX(tid) FROM object_state"));
     auto fetch = [&](Tid from, Tid to, int64_t max_rows) {
       Stmt& s = db.prepared(sql);
       StmtScope scope(s);
@@ -209,8 +209,9 @@ void clear(Db& db) {
 
 void forget(Db& db) {
   if (db.query_int(kHasTable, 0) == 0) return;
-  db.exec("DELETE FROM object_json; DELETE FROM object_json_error; "
-          "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0");
+  db.exec(
+      "DELETE FROM object_json; DELETE FROM object_json_error; "
+      "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0");
 }
 
 }  // namespace relstore::sqlite::json_mirror

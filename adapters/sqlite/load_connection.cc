@@ -23,7 +23,8 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
       Stmt& s = db_->prepared(q_.poll);
       StmtScope scope(s);
       s.bind(1, since->sql());
-      while (s.step()) r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
+      while (s.step())
+        r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
   }
   return r;
@@ -91,7 +92,7 @@ std::vector<HistoryEntry> SqliteLoadConnection::history(Oid oid, size_t size) {
 }
 
 std::vector<std::pair<Oid, backend::StateRow>> SqliteLoadConnection::current_records(Oid from,
-                                                                                    size_t limit) {
+                                                                                     size_t limit) {
   Stmt& s = db_->prepared(q_.current_records);
   StmtScope scope(s);
   s.bind(1, from.sql()).bind(2, static_cast<int64_t>(limit));

@@ -8,8 +8,7 @@ constexpr Queries kHistoryFree = {
     .poll = "SELECT zoid, tid FROM object_state WHERE tid > ?",
     .load_current = "SELECT tid, state FROM object_state WHERE zoid = ?",
     .load_before = "SELECT tid, state, NULL FROM object_state WHERE zoid = ? AND tid < ?",
-    .history =
-        "SELECT tid, state_size, X'', X'', X'' FROM object_state WHERE zoid = ? LIMIT ?",
+    .history = "SELECT tid, state_size, X'', X'', X'' FROM object_state WHERE zoid = ? LIMIT ?",
     .current_records =
         "SELECT zoid, tid, state FROM object_state WHERE zoid >= ? AND state IS NOT NULL "
         "ORDER BY zoid LIMIT ?",

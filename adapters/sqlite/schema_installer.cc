@@ -68,7 +68,8 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   const bool may_create = options.create && !options.read_only;
   std::error_code ec;
   if (fs::exists(loc.dir, ec) && !fs::is_directory(loc.dir, ec)) {
-    throw SchemaError(loc.dir + " is not a directory; a sqlite: URI names a data directory "
+    throw SchemaError(loc.dir +
+                      " is not a directory; a sqlite: URI names a data directory "
                       "holding main.sqlite3 and oids.sqlite3");
   }
   if (!fs::exists(loc.main_path, ec)) {
@@ -89,7 +90,8 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
 
   if (!tables.count("object_state")) {
     if (!tables.empty()) {
-      throw SchemaError(loc.main_path + " is a SQLite database but not a relstore/RelStorage one "
+      throw SchemaError(loc.main_path +
+                        " is a SQLite database but not a relstore/RelStorage one "
                         "(it has tables but no object_state)");
     }
     if (!may_create) throw SchemaError("the database in " + loc.dir + " has no schema");
@@ -113,7 +115,8 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   const bool has_hp_tables = tables.count("transaction") || tables.count("current_object");
   const bool keep_history = has_hp_tables;
   if (keep_history && !(tables.count("transaction") && tables.count("current_object"))) {
-    throw SchemaError(loc.main_path + " has only one of the tables transaction and "
+    throw SchemaError(loc.main_path +
+                      " has only one of the tables transaction and "
                       "current_object; the schema is damaged");
   }
   if (options.history != HistoryMode::detect &&

@@ -148,7 +148,7 @@ void SqliteStoreConnection::move(Tid tid) {
 
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
   const Tid tid = req.forced_tid ? *req.forced_tid
-                                  : next_tid(req.now, Tid::from_sql(db_->query_int(q_.last_tid)));
+                                 : next_tid(req.now, Tid::from_sql(db_->query_int(q_.last_tid)));
   if (loc_.keep_history) {
     Stmt& s = db_->prepared(kInsertTransaction);
     StmtScope scope(s);

@@ -12,8 +12,8 @@ struct BenchConfig {
   std::string uri;
   std::vector<int> objects_per_txn = {1, 5, 20};
   std::vector<int> concurrency = {1, 4};  // worker processes
-  int transactions = 200;                  // per worker and test
-  size_t object_size = 300;                // bytes of each object's state
+  int transactions = 200;                 // per worker and test
+  size_t object_size = 300;               // bytes of each object's state
 };
 
 struct BenchResult {
@@ -21,10 +21,10 @@ struct BenchResult {
   std::string test;  // add, update, cold_read, hot_read, conflicts
   int objects_per_txn = 0;
   int concurrency = 0;
-  double ops_per_s = 0;       // objects written or read per second, all workers together
-  double median_txn_us = 0;   // median transaction (write tests) or load (read tests) time
+  double ops_per_s = 0;      // objects written or read per second, all workers together
+  double median_txn_us = 0;  // median transaction (write tests) or load (read tests) time
   std::optional<double> round_trips_per_txn;  // when the backend counts them
-  long conflicts = 0;         // retried conflicts (conflicts test)
+  long conflicts = 0;                         // retried conflicts (conflicts test)
 };
 
 // Runs every test for every objects_per_txn × concurrency in fresh objects of the database

@@ -21,15 +21,15 @@ struct ConvertProgress {
 };
 
 struct ConvertOptions {
-  std::string source;       // URI
-  std::string destination;  // URI
+  std::string source;                // URI
+  std::string destination;           // URI
   std::string source_blob_dir;       // blob directory beside a Data.fs source
   std::string destination_blob_dir;  // … and beside a Data.fs destination
-  bool incremental = false;  // continue after the destination's last TID
-  bool clear = false;        // empty the destination first
-  bool dry_run = false;      // count what would be copied; change nothing
-  bool verify = false;       // compare source and destination afterwards
-  bool skip_blobs = false;   // copy blob records without their contents, and say how many
+  bool incremental = false;          // continue after the destination's last TID
+  bool clear = false;                // empty the destination first
+  bool dry_run = false;              // count what would be copied; change nothing
+  bool verify = false;               // compare source and destination afterwards
+  bool skip_blobs = false;           // copy blob records without their contents, and say how many
   // Database destinations are loaded in batches of about this many records, each one
   // database transaction: an interrupted run leaves whole batches (whole source
   // transactions) and resumes with `incremental`.
@@ -59,8 +59,7 @@ ConvertReport convert(const ConvertOptions& options);
 
 // Compares two storages: transaction by transaction when both keep history, else current
 // record by current record. Returns at most `limit` differences; empty means equal.
-std::vector<std::string> compare_storages(Storage& source, Storage& destination,
-                                          size_t limit = 20);
+std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit = 20);
 
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);

@@ -61,9 +61,10 @@ std::unique_ptr<Storage> open_file_storage(const std::string& path,
 // Reads the transactions of a Data.fs forward, oldest first, from `start` through `stop`
 // (both inclusive), checking every structural rule of the format as it goes. A truncated
 // tail ends the iteration with a warning; any other damage throws FileStorageError.
-std::unique_ptr<TransactionIterator> iterate_file_storage(
-    const std::string& path, std::optional<Tid> start = std::nullopt,
-    std::optional<Tid> stop = std::nullopt, FileStorageWarning on_warning = {});
+std::unique_ptr<TransactionIterator> iterate_file_storage(const std::string& path,
+                                                          std::optional<Tid> start = std::nullopt,
+                                                          std::optional<Tid> stop = std::nullopt,
+                                                          FileStorageWarning on_warning = {});
 
 // Reads the transactions of a Data.fs backward, newest first, by the trailing length of
 // each transaction, starting at byte `end` (default: the end of the file). It checks the

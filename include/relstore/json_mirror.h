@@ -19,12 +19,12 @@ MirrorMode parse_mirror_mode(const std::string& text);  // ConfigError for other
 
 struct MirrorStatus {
   MirrorMode mode = MirrorMode::off;
-  uint64_t rows = 0;          // rows in object_json
-  uint64_t undecodable = 0;   // current states that could not be decoded (object_json_error)
-  Tid mirrored_tid;           // everything committed up to here is mirrored
-  Tid database_tid;           // the database's last TID
-  double lag_seconds = 0;     // time between the two TIDs
-  uint64_t pending = 0;       // current states newer than mirrored_tid
+  uint64_t rows = 0;         // rows in object_json
+  uint64_t undecodable = 0;  // current states that could not be decoded (object_json_error)
+  Tid mirrored_tid;          // everything committed up to here is mirrored
+  Tid database_tid;          // the database's last TID
+  double lag_seconds = 0;    // time between the two TIDs
+  uint64_t pending = 0;      // current states newer than mirrored_tid
 };
 
 MirrorStatus mirror_status(const std::string& uri);
@@ -48,9 +48,9 @@ void mirror_disable(const std::string& uri);
 MirrorProgress mirror_rebuild(const std::string& uri, const MirrorProgressFn& progress = {});
 
 struct FollowOptions {
-  double poll_seconds = 1.0;  // how often to look for commits where nothing wakes us
-  bool once = false;          // catch up, then return
-  size_t batch = 5000;        // current states per write transaction
+  double poll_seconds = 1.0;                // how often to look for commits where nothing wakes us
+  bool once = false;                        // catch up, then return
+  size_t batch = 5000;                      // current states per write transaction
   const std::atomic<bool>* stop = nullptr;  // set to end the loop
   MirrorProgressFn progress;
 };

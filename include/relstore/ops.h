@@ -18,8 +18,8 @@ std::string format_info(const StorageInfo& info, const std::string& redacted_uri
 
 struct MigrationStatus {
   std::string backend;
-  std::vector<int> applied;                            // versions in relstore_schema
-  std::vector<std::pair<int, std::string>> pending;    // (version, name), ascending
+  std::vector<int> applied;                          // versions in relstore_schema
+  std::vector<std::pair<int, std::string>> pending;  // (version, name), ascending
   int newest = 0;
 };
 

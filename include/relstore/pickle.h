@@ -17,9 +17,9 @@ namespace relstore {
 class TransactionIterator;
 
 // Hard limits that turn hostile input into a PickleError (json-mirror.md, "Failure policy").
-inline constexpr size_t kPickleMaxDepth = 1000;          // nesting of emitted JSON values
-inline constexpr size_t kPickleMaxMemo = 1'000'000;      // memo entries (and largest memo key)
-inline constexpr size_t kPickleMaxLongDigits = 10'000;   // decimal digits of one integer
+inline constexpr size_t kPickleMaxDepth = 1000;         // nesting of emitted JSON values
+inline constexpr size_t kPickleMaxMemo = 1'000'000;     // memo entries (and largest memo key)
+inline constexpr size_t kPickleMaxLongDigits = 10'000;  // decimal digits of one integer
 
 // A record that cannot be decoded: truncated, unknown opcode, malformed, over a limit.
 // The message names the byte offset in the record and the opcode being executed there.
@@ -55,10 +55,10 @@ struct DecodeOptions {
 };
 
 struct DecodedRecord {
-  std::string class_name;    // dotted "module.Class" from the class pickle
-  Bytes ghost_pickle;        // the class pickle's bytes
-  std::string json;          // the state as JSON text (json-mirror.md mapping)
-  std::vector<Oid> refs;     // strongly referenced zoids, ascending, without duplicates
+  std::string class_name;  // dotted "module.Class" from the class pickle
+  Bytes ghost_pickle;      // the class pickle's bytes
+  std::string json;        // the state as JSON text (json-mirror.md mapping)
+  std::vector<Oid> refs;   // strongly referenced zoids, ascending, without duplicates
 };
 
 // Decodes one ZODB record (class pickle + state pickle). Throws PickleError. Values nested

@@ -12,10 +12,10 @@
 namespace relstore {
 
 struct SampleStats {
-  uint64_t objects = 0;       // distinct oids written
-  uint64_t records = 0;       // data records (objects are rewritten as the tree grows)
+  uint64_t objects = 0;  // distinct oids written
+  uint64_t records = 0;  // data records (objects are rewritten as the tree grows)
   uint64_t transactions = 0;
-  uint64_t bytes = 0;         // bytes of record data
+  uint64_t bytes = 0;  // bytes of record data
 };
 
 struct SampleOptions {

@@ -29,8 +29,8 @@ struct LoadResult {
 
 struct LoadBeforeResult {
   Bytes data;
-  Tid start;                // the revision's serial
-  std::optional<Tid> end;   // serial of the next revision; none if `start` is current
+  Tid start;               // the revision's serial
+  std::optional<Tid> end;  // serial of the next revision; none if `start` is current
 };
 
 struct HistoryEntry {
@@ -45,8 +45,8 @@ struct HistoryEntry {
 struct DataRecord {
   Oid oid;
   Tid tid;
-  std::optional<Bytes> data;      // none: the object is absent in this revision
-  std::optional<Tid> data_txn;    // for records that reuse another revision's data (undo)
+  std::optional<Bytes> data;    // none: the object is absent in this revision
+  std::optional<Tid> data_txn;  // for records that reuse another revision's data (undo)
 };
 
 struct TransactionRecord {

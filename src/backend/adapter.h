@@ -5,11 +5,11 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -83,7 +83,7 @@ struct ReadCurrent {
 struct VoteRequest {
   std::span<const PendingRecord> records;  // sorted by OID
   std::span<const ReadCurrent> read_current;
-  bool check_conflicts = true;  // false for restore
+  bool check_conflicts = true;    // false for restore
   std::optional<Tid> forced_tid;  // the TID finish will use, when the caller chose it
   double lock_timeout = 30.0;
 };
@@ -146,7 +146,7 @@ struct MirrorState {
 // Current states committed after a TID, read in one snapshot, whole transactions only.
 struct MirrorChanges {
   std::vector<std::pair<Oid, StateRow>> states;  // ascending tid
-  Tid database_tid;  // the snapshot's last TID
+  Tid database_tid;                              // the snapshot's last TID
   bool more = false;  // the limit cut the list: ask again from the last tid returned
 };
 

@@ -1,5 +1,7 @@
 // The coordinator of `relstore bench`: forks worker processes, starts each test in all of
 // them at once, and combines their reports.
+#include "relstore/bench.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/worker.h"
-#include "relstore/bench.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
 

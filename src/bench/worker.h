@@ -11,8 +11,8 @@ namespace relstore::bench {
 
 // What one worker measured in one test.
 struct WorkerReport {
-  long ops = 0;            // objects written or read
-  long txns = 0;           // committed transactions (write tests)
+  long ops = 0;   // objects written or read
+  long txns = 0;  // committed transactions (write tests)
   long conflicts = 0;
   double seconds = 0;      // wall time of the test
   double round_trips = 0;  // server round trips during the test

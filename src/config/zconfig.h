@@ -22,8 +22,8 @@ struct ZConfigSection {
 };
 
 struct ZConfigFile {
-  ZConfigSection root;                // type "", the top level
-  std::vector<std::string> imports;   // %import lines
+  ZConfigSection root;               // type "", the top level
+  std::vector<std::string> imports;  // %import lines
 };
 
 // Parses ZConfig text; throws ConfigError naming `filename` and the line.

@@ -12,9 +12,7 @@ std::string where(const std::string& filename, const ZConfigSection& s) {
   return filename + ":" + std::to_string(s.line);
 }
 
-bool truthy(const std::string& v) {
-  return v == "true" || v == "on" || v == "yes" || v == "1";
-}
+bool truthy(const std::string& v) { return v == "true" || v == "on" || v == "yes" || v == "1"; }
 
 // Keys each section understands; anything else is reported and ignored, as ZConfig schemas
 // for RelStorage define many tuning options that do not apply here.
@@ -180,8 +178,9 @@ ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std:
     }
   }
   if (!source || !destination) {
-    throw ConfigError(filename + ": needs a storage section named 'source' and one named "
-                                 "'destination' (e.g. <filestorage source>)");
+    throw ConfigError(filename +
+                      ": needs a storage section named 'source' and one named "
+                      "'destination' (e.g. <filestorage source>)");
   }
   out.source = endpoint_from_section(*source, filename, out.warnings);
   out.destination = endpoint_from_section(*destination, filename, out.warnings);

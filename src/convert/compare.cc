@@ -44,8 +44,7 @@ void compare_transaction(TransactionRecord& a, TransactionRecord& b, size_t limi
   }
 }
 
-std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst,
-                                         size_t limit) {
+std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst, size_t limit) {
   std::vector<std::string> out;
   auto a = src.iterator();
   auto b = dst.iterator();
@@ -67,8 +66,7 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
   return out;
 }
 
-std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst,
-                                         size_t limit) {
+std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit) {
   std::vector<std::string> out;
   std::optional<RecordIterResult> a = src.record_iternext(std::nullopt);
   std::optional<RecordIterResult> b = dst.record_iternext(std::nullopt);

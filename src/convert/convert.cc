@@ -1,11 +1,12 @@
 // The conversion driver: opens both ends, decides what to copy and how, and reports.
+#include "relstore/convert.h"
+
 #include <chrono>
 #include <filesystem>
 #include <unordered_map>
 
 #include "backend/registry.h"
 #include "relstore/blob_dir.h"
-#include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
@@ -66,8 +67,9 @@ class Converter {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
     if (!o.destination_blob_dir.empty() && !o.dry_run) {
       if (dst_uri.scheme != Scheme::file) {
-        throw ConfigError("a destination blob directory goes with a file: destination; the "
-                          "database backends do not store blob contents yet");
+        throw ConfigError(
+            "a destination blob directory goes with a file: destination; the "
+            "database backends do not store blob contents yet");
       }
       dst_blobs_ = BlobDir::create(o.destination_blob_dir);
     }
@@ -84,8 +86,8 @@ class Converter {
       if (!bulk) bulk_adapter_.reset();
     }
     keep_history_ = dst_ ? dst_->keep_history() : true;
-    report.current_only = dst_ ? !keep_history_
-                               : o_.destination.find("history=free") != std::string::npos;
+    report.current_only =
+        dst_ ? !keep_history_ : o_.destination.find("history=free") != std::string::npos;
     auto src_inst = src_.new_instance();
     auto dst_inst = dst_ && !o_.dry_run && !bulk ? dst_->new_instance() : nullptr;
     auto it = src_inst->iterator(start, std::nullopt);
@@ -149,12 +151,12 @@ class Converter {
       }
       std::string why;
       if (source_file.empty()) {
-        why = src_blobs_ ? "its blob file is not in the source blob directory " +
-                               src_blobs_->path()
+        why = src_blobs_ ? "its blob file is not in the source blob directory " + src_blobs_->path()
                          : "the source has no blob directory to read it from";
       } else {
-        why = "the destination cannot hold blob contents (give --destination-blob-dir with a "
-              "file: destination)";
+        why =
+            "the destination cannot hold blob contents (give --destination-blob-dir with a "
+            "file: destination)";
       }
       throw StorageError("blob record oid " + r.oid.hex() + " in transaction " + txn.tid.hex() +
                          ": " + why + "; " + std::to_string(report.done.transactions) +

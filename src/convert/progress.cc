@@ -44,10 +44,10 @@ void ProgressPrinter::update(const ProgressCounts& p) {
     std::fflush(out_);
     return;
   }
-  const double fraction =
-      p.total_transactions ? std::min(1.0, static_cast<double>(p.transactions) /
-                                               static_cast<double>(p.total_transactions))
-                           : 0;
+  const double fraction = p.total_transactions
+                              ? std::min(1.0, static_cast<double>(p.transactions) /
+                                                  static_cast<double>(p.total_transactions))
+                              : 0;
   constexpr int kWidth = 24;
   std::string bar(kWidth, ' ');
   for (int i = 0; i < static_cast<int>(fraction * kWidth); ++i) bar[static_cast<size_t>(i)] = '#';

@@ -145,7 +145,8 @@ void BlobDir::publish(const std::string& tmp, Oid oid, Tid tid) const {
   std::error_code ec;
   make_dirs(oid_dir(oid));
   const std::string target = blob_path(oid, tid);
-  fsys::permissions(tmp, fsys::perms::owner_read | fsys::perms::group_read | fsys::perms::others_read,
+  fsys::permissions(tmp,
+                    fsys::perms::owner_read | fsys::perms::group_read | fsys::perms::others_read,
                     fsys::perm_options::replace, ec);
   fsys::rename(tmp, target, ec);
   if (ec) {

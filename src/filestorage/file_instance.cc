@@ -191,8 +191,8 @@ Bytes FileInstance::resolve_conflict(Oid oid, Tid given, Tid committed, const By
   }
   std::optional<Bytes> merged;
   try {
-    merged = resolver(ConflictInput{oid, given, committed, old ? &*old : nullptr,
-                                    *committed_state, mine});
+    merged = resolver(
+        ConflictInput{oid, given, committed, old ? &*old : nullptr, *committed_state, mine});
   } catch (...) {
     throw unresolved;
   }

@@ -71,7 +71,7 @@ class FileInstance : public StorageInstance {
   bool in_snapshot_ = false;
   bool polled_ = false;  // a poll has set the base for the next one
   Tid snapshot_tid_;
-  Tid poll_base_;       // changes after this are reported by the next poll
+  Tid poll_base_;  // changes after this are reported by the next poll
   uint64_t generation_ = 0;
   std::unordered_set<Tid> own_commits_;
   std::unordered_map<Oid, Tid> own_writes_;  // so loads see this instance's own commits

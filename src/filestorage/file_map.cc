@@ -49,7 +49,8 @@ FileMap::~FileMap() {
 }
 
 void FileMap::advise_sequential() const {
-  if (base_) madvise(const_cast<unsigned char*>(base_), static_cast<size_t>(size_), MADV_SEQUENTIAL);
+  if (base_)
+    madvise(const_cast<unsigned char*>(base_), static_cast<size_t>(size_), MADV_SEQUENTIAL);
 }
 
 }  // namespace relstore::fs

@@ -82,7 +82,7 @@ void FileStorage::require_writable() const {
 }
 
 std::unique_ptr<StorageInstance> FileStorage::new_instance(bool read_only,
-                                                          std::shared_ptr<Clock> clock) {
+                                                           std::shared_ptr<Clock> clock) {
   return std::make_unique<FileInstance>(shared_from_this(), std::nullopt, read_only,
                                         std::move(clock));
 }
@@ -241,8 +241,8 @@ std::optional<Tid> FileStorage::current_serial(Oid oid) const {
   return scanner().data_header_at(entry->pos).tid;
 }
 
-std::optional<std::vector<Oid>> FileStorage::changes_since(Tid since,
-                                                           const std::unordered_set<Tid>& own) const {
+std::optional<std::vector<Oid>> FileStorage::changes_since(
+    Tid since, const std::unordered_set<Tid>& own) const {
   std::shared_lock lock(mu_);
   if (since < log_floor_) return std::nullopt;
   std::vector<Oid> out;

@@ -71,7 +71,8 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   std::optional<Tid> current_serial(Oid oid) const;
   // OIDs committed after `since` except by transactions in `own`; none when the log no
   // longer reaches back that far.
-  std::optional<std::vector<Oid>> changes_since(Tid since, const std::unordered_set<Tid>& own) const;
+  std::optional<std::vector<Oid>> changes_since(Tid since,
+                                                const std::unordered_set<Tid>& own) const;
   ConflictResolver resolver() const;
 
   // --- writes, for instances ---

@@ -14,8 +14,8 @@ inline constexpr std::string_view kMagicFS21 = "FS21";
 inline constexpr uint64_t kMagicSize = 4;
 inline constexpr uint64_t kTxnHeaderSize = 23;
 inline constexpr uint64_t kDataHeaderSize = 42;
-inline constexpr uint64_t kTrailerSize = 8;     // the redundant tlen after a transaction
-inline constexpr uint64_t kBackPointerSize = 8;  // what follows a data header when plen == 0
+inline constexpr uint64_t kTrailerSize = 8;        // the redundant tlen after a transaction
+inline constexpr uint64_t kBackPointerSize = 8;    // what follows a data header when plen == 0
 inline constexpr uint64_t kMaxMetaLength = 65535;  // ulen, dlen and elen are 16-bit
 
 struct TxnHeader {

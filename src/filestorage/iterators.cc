@@ -10,8 +10,7 @@ namespace {
 class ForwardIterator : public TransactionIterator {
  public:
   ForwardIterator(std::shared_ptr<const FileMap> map, FileStorageWarning warn,
-                  std::optional<Tid> start, std::optional<Tid> stop,
-                  std::optional<uint64_t> limit)
+                  std::optional<Tid> start, std::optional<Tid> stop, std::optional<uint64_t> limit)
       : scanner_(std::move(map), std::move(warn), limit), start_(start), stop_(stop) {
     scanner_.check_magic();
     scanner_.map().advise_sequential();
@@ -51,8 +50,8 @@ class BackwardIterator : public TransactionIterator {
       const TxnHeader h = scanner_.previous(end, &records_);
       pos_ = h.pos;
       if (later_ && h.tid >= *later_) {
-        scanner_.fail(h.pos, "tid " + h.tid.hex() + " is not less than the tid " +
-                                 later_->hex() + " of the transaction after it");
+        scanner_.fail(h.pos, "tid " + h.tid.hex() + " is not less than the tid " + later_->hex() +
+                                 " of the transaction after it");
       }
       later_ = h.tid;
       const bool newest = end == scanner_.limit();

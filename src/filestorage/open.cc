@@ -31,7 +31,9 @@ std::map<std::string, std::weak_ptr<Shared>>& registry() {
 class FileStorageHandle : public Storage {
  public:
   FileStorageHandle(std::shared_ptr<Shared> shared, bool read_only, std::shared_ptr<Clock> clock)
-      : shared_(std::move(shared)), impl_(shared_->storage), read_only_(read_only),
+      : shared_(std::move(shared)),
+        impl_(shared_->storage),
+        read_only_(read_only),
         clock_(std::move(clock)) {
     std::lock_guard lock(registry_mu);
     ++shared_->open_handles;
@@ -58,7 +60,8 @@ class FileStorageHandle : public Storage {
   StorageInfo info() override { return impl_->info(); }
   StorageStats stats() const override { return impl_->stats(); }
   void zap_all() override {
-    if (read_only_) throw ReadOnlyError("this handle on FileStorage " + impl_->name() + " is read-only");
+    if (read_only_)
+      throw ReadOnlyError("this handle on FileStorage " + impl_->name() + " is read-only");
     impl_->zap_all();
   }
   void close() override {

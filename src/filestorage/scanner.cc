@@ -39,8 +39,8 @@ std::string_view Scanner::check_magic() const {
 
 void Scanner::check_header(const TxnHeader& h) const {
   if (h.status != ' ' && h.status != 'p' && h.status != 'u' && h.status != 'c') {
-    fail(h.pos + 16, "invalid transaction status " + status_repr(h.status) + " (tid " +
-                         h.tid.hex() + ")");
+    fail(h.pos + 16,
+         "invalid transaction status " + status_repr(h.status) + " (tid " + h.tid.hex() + ")");
   }
   const uint64_t meta = kTxnHeaderSize + h.ulen + h.dlen + h.elen;
   if (h.tlen < meta) {
@@ -61,8 +61,8 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
     }
     h = decode_txn_header(map_->at(pos), pos);
     if (h.status == 'c') {
-      warn(map_->path() + ": the transaction at byte offset " + num(pos) + " (tid " +
-           h.tid.hex() + ") has status 'c' (its commit never finished); reading stops there");
+      warn(map_->path() + ": the transaction at byte offset " + num(pos) + " (tid " + h.tid.hex() +
+           ") has status 'c' (its commit never finished); reading stops there");
       return false;
     }
     if (h.tlen > left || left - h.tlen < kTrailerSize) {
@@ -124,26 +124,33 @@ void Scanner::check_records(const TxnHeader& h, std::vector<DataHeader>* records
     }
     DataHeader d = decode_data_header(map_->at(p), p);
     if (d.vlen != 0) {
-      fail(p + 32, "data record has a version (vlen " + num(d.vlen) +
-                       "); ZODB versions were removed in ZODB 3.9 and are not supported",
+      fail(p + 32,
+           "data record has a version (vlen " + num(d.vlen) +
+               "); ZODB versions were removed in ZODB 3.9 and are not supported",
            d.oid);
     }
     if (d.tloc != h.pos) {
-      fail(p + 24, "data record's transaction offset (tloc) is " + num(d.tloc) +
-                       ", expected " + num(h.pos), d.oid);
+      fail(p + 24,
+           "data record's transaction offset (tloc) is " + num(d.tloc) + ", expected " + num(h.pos),
+           d.oid);
     }
     if (d.tid != h.tid) {
-      fail(p + 8, "data record tid " + d.tid.hex() + " differs from its transaction's tid " +
-                      h.tid.hex(), d.oid);
+      fail(p + 8,
+           "data record tid " + d.tid.hex() + " differs from its transaction's tid " + h.tid.hex(),
+           d.oid);
     }
     if (d.prev != 0 && (d.prev < kMagicSize || d.prev >= h.pos)) {
-      fail(p + 16, "previous-revision offset " + num(d.prev) +
-                       " does not point into an earlier transaction", d.oid);
+      fail(
+          p + 16,
+          "previous-revision offset " + num(d.prev) + " does not point into an earlier transaction",
+          d.oid);
     }
     const uint64_t body = d.plen ? d.plen : kBackPointerSize;
     if (body > end - p - kDataHeaderSize) {
-      fail(p, "data record (plen " + num(d.plen) +
-                  ") runs past the end of its transaction at byte offset " + num(end), d.oid);
+      fail(p,
+           "data record (plen " + num(d.plen) +
+               ") runs past the end of its transaction at byte offset " + num(end),
+           d.oid);
     }
     if (d.plen == 0) {
       d.back = read_be64(map_->at(p + kDataHeaderSize));
@@ -158,8 +165,8 @@ DataHeader Scanner::linked_record(const DataHeader& rec, uint64_t target, uint64
                                   const char* what) const {
   const std::string w = what;
   if (target >= limit_) {
-    fail(field_pos, w + " " + num(target) + " points outside the file (" + num(limit_) +
-                        " bytes)", rec.oid);
+    fail(field_pos, w + " " + num(target) + " points outside the file (" + num(limit_) + " bytes)",
+         rec.oid);
   }
   if (target < kMagicSize || target >= rec.pos) {
     fail(field_pos, w + " " + num(target) + " does not point to an earlier data record", rec.oid);
@@ -169,12 +176,13 @@ DataHeader Scanner::linked_record(const DataHeader& rec, uint64_t target, uint64
   }
   DataHeader t = decode_data_header(map_->at(target), target);
   if (t.oid != rec.oid) {
-    fail(field_pos, w + " " + num(target) + " points to a record of oid " + t.oid.hex() +
-                        ", not of this oid", rec.oid);
+    fail(field_pos,
+         w + " " + num(target) + " points to a record of oid " + t.oid.hex() + ", not of this oid",
+         rec.oid);
   }
   // The target must sit inside the transaction its tloc names, or it is not a record at all.
-  bool ok = t.vlen == 0 && t.tloc >= kMagicSize && t.tloc < target &&
-            map_->has(t.tloc, kTxnHeaderSize);
+  bool ok =
+      t.vlen == 0 && t.tloc >= kMagicSize && t.tloc < target && map_->has(t.tloc, kTxnHeaderSize);
   if (ok) {
     const TxnHeader th = decode_txn_header(map_->at(t.tloc), t.tloc);
     ok = th.tid == t.tid && map_->has(th.pos, th.tlen) && target >= th.records_begin() &&

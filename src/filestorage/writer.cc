@@ -171,14 +171,14 @@ void check_metadata_lengths(const TransactionMetaData& meta) {
   }
 }
 
-std::string encode_transaction(uint64_t tpos, Tid tid, char status,
-                               const TransactionMetaData& meta,
+std::string encode_transaction(uint64_t tpos, Tid tid, char status, const TransactionMetaData& meta,
                                const std::vector<PendingRecord>& records, const OidIndex& index,
                                std::vector<uint64_t>& positions) {
   check_metadata_lengths(meta);
-  uint64_t tlen = kTxnHeaderSize + meta.user.size() + meta.description.size() +
-                  meta.extension.size();
-  for (const auto& r : records) tlen += kDataHeaderSize + (r.data ? r.data->size() : kBackPointerSize);
+  uint64_t tlen =
+      kTxnHeaderSize + meta.user.size() + meta.description.size() + meta.extension.size();
+  for (const auto& r : records)
+    tlen += kDataHeaderSize + (r.data ? r.data->size() : kBackPointerSize);
   std::string out;
   out.reserve(tlen + kTrailerSize);
   TxnHeader h;

@@ -40,7 +40,8 @@ class AppendFile {
   void sync();
 
  private:
-  AppendFile(std::string path, int fd, int lock_fd) : path_(std::move(path)), fd_(fd), lock_fd_(lock_fd) {}
+  AppendFile(std::string path, int fd, int lock_fd)
+      : path_(std::move(path)), fd_(fd), lock_fd_(lock_fd) {}
 
   std::string path_;
   int fd_;
@@ -58,8 +59,7 @@ void check_metadata_lengths(const TransactionMetaData& meta);
 // Encodes one transaction (header, metadata, records, trailing length) to be written at
 // `tpos`. `prev` of each record is the oid's newest offset in `index`, i.e. as of before
 // this transaction. `positions` receives each record's offset.
-std::string encode_transaction(uint64_t tpos, Tid tid, char status,
-                               const TransactionMetaData& meta,
+std::string encode_transaction(uint64_t tpos, Tid tid, char status, const TransactionMetaData& meta,
                                const std::vector<PendingRecord>& records, const OidIndex& index,
                                std::vector<uint64_t>& positions);
 

@@ -27,8 +27,7 @@ std::unique_ptr<backend::Adapter> open_db(const std::string& uri, bool write) {
 // transaction per batch. With `sweep`, also removes rows of objects that are gone without
 // a trace a TID could show (history-free deletions, pack).
 MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
-                        const MirrorProgressFn& progress,
-                        const std::atomic<bool>* stop = nullptr) {
+                        const MirrorProgressFn& progress, const std::atomic<bool>* stop = nullptr) {
   RecordDecoder decoder;
   const DecodeOptions options = db.mirror_decode_options();
   MirrorProgress p;
@@ -95,14 +94,15 @@ MirrorStatus mirror_status(const std::string& uri) {
   out.database_tid = st.database_tid;
   out.pending = st.pending;
   if (st.database_tid > st.last_tid && !st.last_tid.is_zero()) {
-    out.lag_seconds =
-        TimeStamp(st.database_tid).unix_time() - TimeStamp(st.last_tid).unix_time();
+    out.lag_seconds = TimeStamp(st.database_tid).unix_time() - TimeStamp(st.last_tid).unix_time();
   }
   return out;
 }
 
 std::string format_mirror_status(const MirrorStatus& s, bool json) {
-  auto when = [](Tid t) { return t.is_zero() ? std::string("never") : TimeStamp(t).str() + " UTC"; };
+  auto when = [](Tid t) {
+    return t.is_zero() ? std::string("never") : TimeStamp(t).str() + " UTC";
+  };
   if (json) {
     return nlohmann::json{{"mode", mirror_mode_name(s.mode)},
                           {"rows", s.rows},
@@ -136,7 +136,9 @@ MirrorProgress mirror_enable(const std::string& uri, MirrorMode mode,
   return catch_up(*db, 5000, true, progress);
 }
 
-void mirror_disable(const std::string& uri) { open_db(uri, true)->set_mirror_mode(MirrorMode::off); }
+void mirror_disable(const std::string& uri) {
+  open_db(uri, true)->set_mirror_mode(MirrorMode::off);
+}
 
 MirrorProgress mirror_rebuild(const std::string& uri, const MirrorProgressFn& progress) {
   auto db = open_db(uri, true);

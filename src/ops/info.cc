@@ -1,6 +1,5 @@
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "relstore/ops.h"
 #include "relstore/timestamp.h"
@@ -33,8 +32,7 @@ std::string human_bytes(uint64_t bytes) {
 }
 
 std::string format_info(const StorageInfo& info, const std::string& redacted_uri, bool json) {
-  const std::string when =
-      info.last_tid.is_zero() ? "" : TimeStamp(info.last_tid).str() + " UTC";
+  const std::string when = info.last_tid.is_zero() ? "" : TimeStamp(info.last_tid).str() + " UTC";
   if (json) {
     nlohmann::json j = {
         {"database", redacted_uri},
@@ -63,8 +61,8 @@ std::string format_info(const StorageInfo& info, const std::string& redacted_uri
   line("transactions", std::to_string(info.transactions));
   line("size", human_bytes(info.size_bytes) + " (" + std::to_string(info.size_bytes) +
                    " bytes of object state)");
-  line("last TID", info.last_tid.is_zero() ? "none (empty database)"
-                                           : info.last_tid.hex() + " (" + when + ")");
+  line("last TID",
+       info.last_tid.is_zero() ? "none (empty database)" : info.last_tid.hex() + " (" + when + ")");
   return out;
 }
 

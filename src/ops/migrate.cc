@@ -55,8 +55,9 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
 
 std::string format_migration_status(const MigrationStatus& st) {
   std::string out = "backend        " + st.backend + "\n";
-  out += "current        " + (st.applied.empty() ? std::string("none (no relstore_schema table)")
-                                                 : std::to_string(st.applied.back())) +
+  out += "current        " +
+         (st.applied.empty() ? std::string("none (no relstore_schema table)")
+                             : std::to_string(st.applied.back())) +
          "\n";
   out += "newest         " + std::to_string(st.newest) + "\n";
   if (st.pending.empty()) return out + "pending        none\n";

@@ -104,8 +104,8 @@ std::string format_bench_stats(const DecodeBenchStats& s, bool json) {
                 "(per record: median of %d timed passes after a warm-up; one thread; JSON text and "
                 "refs included)\n",
                 static_cast<unsigned long long>(s.records), static_cast<double>(s.bytes) / 1e6,
-                static_cast<unsigned long long>(s.errors), s.mean_us, s.p50_us, s.p95_us,
-                s.max_us, s.mb_per_s, s.passes);
+                static_cast<unsigned long long>(s.errors), s.mean_us, s.p50_us, s.p95_us, s.max_us,
+                s.mb_per_s, s.passes);
   std::string text = buf;
   for (const std::string& e : s.sample_errors) text += "error: " + e + "\n";
   return text;

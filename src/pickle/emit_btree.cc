@@ -61,7 +61,8 @@ bool Emitter::btree_state(NodeId root, BTreeKind kind) {
       out_.put('}');
       return true;
     }
-    case BTreeKind::kNone: break;
+    case BTreeKind::kNone:
+      break;
   }
   return false;
 }

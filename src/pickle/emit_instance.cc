@@ -9,8 +9,7 @@ namespace relstore::pickle {
 namespace {
 
 bool is_latin1_name(std::string_view e) {
-  return e == "latin1" || e == "latin-1" || e == "latin_1" || e == "iso-8859-1" ||
-         e == "iso8859-1";
+  return e == "latin1" || e == "latin-1" || e == "latin_1" || e == "iso-8859-1" || e == "iso8859-1";
 }
 
 // UTF-8 text to the Latin-1 bytes of its code points; false if one is above U+00FF.
@@ -77,8 +76,8 @@ bool Emitter::bytes_of(NodeId id, std::string_view& out) {
   const Instance& in = t_.instances[n.a];
   const NodeId* args;
   size_t nargs;
-  if (known(in.cls) != Known::kCodecsEncode || !tuple_items(in.args, args, nargs) ||
-      nargs != 2 || t_[args[0]].kind != Kind::kStr || t_[args[1]].kind != Kind::kStr ||
+  if (known(in.cls) != Known::kCodecsEncode || !tuple_items(in.args, args, nargs) || nargs != 2 ||
+      t_[args[0]].kind != Kind::kStr || t_[args[1]].kind != Kind::kStr ||
       !is_latin1_name(t_[args[1]].text())) {
     return false;
   }
@@ -125,13 +124,14 @@ void Emitter::instance(NodeId id, unsigned depth) {
   generic_instance(id, cls, k, args, nargs, kwargs, depth);
 }
 
-bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs,
-                               unsigned depth) {
+bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs, unsigned depth) {
   switch (k) {
     case Known::kDatetime:
     case Known::kDate:
-    case Known::kTime: return datetime_like(k, args, nargs, depth);
-    case Known::kDecimal: return decimal(args, nargs);
+    case Known::kTime:
+      return datetime_like(k, args, nargs, depth);
+    case Known::kDecimal:
+      return decimal(args, nargs);
     case Known::kSet:
     case Known::kFrozenSet: {
       if (nargs == 0) {
@@ -161,8 +161,7 @@ bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs
       if (k == Known::kCodecsEncode || nargs == 2) {
         // bytes(str, "latin-1") is spelled like _codecs.encode(str, "latin1").
         if (nargs != 2 || t_[args[0]].kind != Kind::kStr || t_[args[1]].kind != Kind::kStr ||
-            !is_latin1_name(t_[args[1]].text()) ||
-            !utf8_to_latin1(t_[args[0]].text(), s_.latin1)) {
+            !is_latin1_name(t_[args[1]].text()) || !utf8_to_latin1(t_[args[0]].text(), s_.latin1)) {
           return false;
         }
         bytes_value(s_.latin1);
@@ -172,12 +171,13 @@ bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs
       bytes_value(b);
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
-void Emitter::generic_instance(NodeId id, NodeId cls, Known k, const NodeId* args,
-                               size_t nargs, NodeId kwargs, unsigned depth) {
+void Emitter::generic_instance(NodeId id, NodeId cls, Known k, const NodeId* args, size_t nargs,
+                               NodeId kwargs, unsigned depth) {
   const Node& node = t_[id];
   const Instance& in = t_.instances[node.a];
   std::string_view module, name;

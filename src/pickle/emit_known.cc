@@ -86,7 +86,8 @@ bool Emitter::datetime_like(Known k, const NodeId* args, size_t nargs, unsigned 
     out_.put('"');
     return true;
   }
-  out_.put(k == Known::kDatetime ? "{\"::\":\"datetime\",\"value\":\"" : "{\"::\":\"time\",\"value\":\"");
+  out_.put(k == Known::kDatetime ? "{\"::\":\"datetime\",\"value\":\""
+                                 : "{\"::\":\"time\",\"value\":\"");
   out_.put(text);
   out_.put("\",\"tz\":");
   value(tz, depth + 1);
@@ -114,7 +115,9 @@ bool Emitter::tz_offset(NodeId tz, int64_t& micro) const {
   if (!tuple_items(in.args, args, nargs)) return false;
   constexpr int64_t kMillion = 1000000;
   switch (known(in.cls)) {
-    case Known::kPytzUtc: micro = 0; return true;
+    case Known::kPytzUtc:
+      micro = 0;
+      return true;
     case Known::kPytzZone: {
       // pytz._p(zone, utcoffset_seconds, dst_seconds, tzname) for zones with DST; a zone
       // pickled by name alone has no offset without the tz database.
@@ -143,7 +146,8 @@ bool Emitter::tz_offset(NodeId tz, int64_t& micro) const {
       micro = (v[0] * 86400 + v[1]) * kMillion + v[2];
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 

@@ -14,12 +14,19 @@ namespace {
 // Sort classes of rendered JSON values, by their first character.
 int rank_of(char c) {
   switch (c) {
-    case 'n': return 0;                        // null
-    case 't': case 'f': return 1;              // booleans
-    case '"': return 3;                        // strings
-    case '[': return 4;
-    case '{': return 5;
-    default: return 2;                         // numbers
+    case 'n':
+      return 0;  // null
+    case 't':
+    case 'f':
+      return 1;  // booleans
+    case '"':
+      return 3;  // strings
+    case '[':
+      return 4;
+    case '{':
+      return 5;
+    default:
+      return 2;  // numbers
   }
 }
 
@@ -104,23 +111,35 @@ void Emitter::value(NodeId id, unsigned depth) {
 
 void Emitter::scalar(const Node& n) {
   switch (n.kind) {
-    case Kind::kNone: return out_.put("null");
-    case Kind::kBool: return out_.put(n.u.i ? "true" : "false");
-    case Kind::kInt: return out_.put_int(n.u.i);
-    case Kind::kFloat: return out_.put_float(n.u.f);
-    case Kind::kBigLe: return big_le(n.text());
-    case Kind::kBigText: return big_text(n);
-    case Kind::kStr: return out_.put_string(n.text(), opt_.replace_nul);
-    case Kind::kPy2Str: return py2_string(n.text());
+    case Kind::kNone:
+      return out_.put("null");
+    case Kind::kBool:
+      return out_.put(n.u.i ? "true" : "false");
+    case Kind::kInt:
+      return out_.put_int(n.u.i);
+    case Kind::kFloat:
+      return out_.put_float(n.u.f);
+    case Kind::kBigLe:
+      return big_le(n.text());
+    case Kind::kBigText:
+      return big_text(n);
+    case Kind::kStr:
+      return out_.put_string(n.text(), opt_.replace_nul);
+    case Kind::kPy2Str:
+      return py2_string(n.text());
     case Kind::kBytes:
-    case Kind::kByteArray: return bytes_value(n.text());
-    case Kind::kGlobal: return global(t_.globals[n.a]);
+    case Kind::kByteArray:
+      return bytes_value(n.text());
+    case Kind::kGlobal:
+      return global(t_.globals[n.a]);
     case Kind::kExt:
       out_.put("{\"::\":\"ext\",\"code\":");
       out_.put_int(n.u.i);
       return out_.put('}');
-    case Kind::kBuffer: return out_.put("{\"::\":\"buffer\"}");
-    default: fault("internal: not a scalar");
+    case Kind::kBuffer:
+      return out_.put("{\"::\":\"buffer\"}");
+    default:
+      fault("internal: not a scalar");
   }
 }
 
@@ -142,7 +161,8 @@ void Emitter::py2_string(std::string_view s) {
     case Py2StrMode::kUtf8:
       if (is_valid_utf8(s)) return out_.put_string(s, opt_.replace_nul);
       break;
-    case Py2StrMode::kLatin1: return out_.put_latin1_string(s, opt_.replace_nul);
+    case Py2StrMode::kLatin1:
+      return out_.put_latin1_string(s, opt_.replace_nul);
   }
   out_.put("{\"::\":\"hex\",\"hex\":\"");
   out_.put_hex(s);
@@ -183,8 +203,12 @@ void Emitter::container(NodeId id, unsigned depth) {
   n.flags |= kOnPath;
   switch (n.kind) {
     case Kind::kTuple:
-    case Kind::kList: sequence(id, depth); break;
-    case Kind::kDict: dict(id, depth); break;
+    case Kind::kList:
+      sequence(id, depth);
+      break;
+    case Kind::kDict:
+      dict(id, depth);
+      break;
     case Kind::kSet:
     case Kind::kFrozenSet: {
       const bool shared = n.flags & kHasId;
@@ -197,9 +221,14 @@ void Emitter::container(NodeId id, unsigned depth) {
       if (shared) out_.put('}');
       break;
     }
-    case Kind::kInstance: instance(id, depth); break;
-    case Kind::kPersRef: persistent(id, depth); break;
-    default: fault("internal: not a container");
+    case Kind::kInstance:
+      instance(id, depth);
+      break;
+    case Kind::kPersRef:
+      persistent(id, depth);
+      break;
+    default:
+      fault("internal: not a container");
   }
   n.flags &= static_cast<uint8_t>(~kOnPath);
 }
@@ -241,15 +270,20 @@ bool Emitter::key_stringable(NodeId k) const {
     case Kind::kBigText:
     case Kind::kFloat:
     case Kind::kBool:
-    case Kind::kNone: return true;
+    case Kind::kNone:
+      return true;
     case Kind::kPy2Str:
       switch (opt_.py2_str) {
-        case Py2StrMode::kAsciiOrHex: return is_plain_ascii(n.text());
-        case Py2StrMode::kUtf8: return is_valid_utf8(n.text());
-        case Py2StrMode::kLatin1: return true;
+        case Py2StrMode::kAsciiOrHex:
+          return is_plain_ascii(n.text());
+        case Py2StrMode::kUtf8:
+          return is_valid_utf8(n.text());
+        case Py2StrMode::kLatin1:
+          return true;
       }
       return false;
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -264,10 +298,14 @@ void Emitter::key(NodeId k) {
   const Node& n = t_[k];
   pos_ = n.pos;
   switch (n.kind) {
-    case Kind::kStr: return out_.put_string(n.text(), opt_.replace_nul);
-    case Kind::kPy2Str: return py2_string(n.text());
-    case Kind::kNone: return out_.put("\"null\"");
-    case Kind::kBool: return out_.put(n.u.i ? "\"true\"" : "\"false\"");
+    case Kind::kStr:
+      return out_.put_string(n.text(), opt_.replace_nul);
+    case Kind::kPy2Str:
+      return py2_string(n.text());
+    case Kind::kNone:
+      return out_.put("\"null\"");
+    case Kind::kBool:
+      return out_.put(n.u.i ? "\"true\"" : "\"false\"");
     case Kind::kFloat:
       out_.put('"');
       out_.put_float_text(n.u.f);
@@ -348,8 +386,8 @@ void Emitter::sorted_members(const NodeId* items, size_t n, unsigned depth) {
   for (size_t i = 0; i < n; ++i) {
     const size_t start = out_.size();
     value(items[i], depth + 1);
-    s_.spans.push_back({static_cast<uint32_t>(start - region),
-                        static_cast<uint32_t>(out_.size() - start)});
+    s_.spans.push_back(
+        {static_cast<uint32_t>(start - region), static_cast<uint32_t>(out_.size() - start)});
   }
   finish_sorted(base, region);
 }
@@ -361,8 +399,8 @@ void Emitter::sorted_chain(uint32_t head, unsigned depth) {
   t_.for_each(head, [&](NodeId c) {
     const size_t start = out_.size();
     value(c, depth + 1);
-    s_.spans.push_back({static_cast<uint32_t>(start - region),
-                        static_cast<uint32_t>(out_.size() - start)});
+    s_.spans.push_back(
+        {static_cast<uint32_t>(start - region), static_cast<uint32_t>(out_.size() - start)});
   });
   finish_sorted(base, region);
 }

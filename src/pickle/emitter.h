@@ -20,9 +20,9 @@ struct EmitScratch {
     uint32_t start, size;  // of a rendered set member, relative to the set's first member
   };
   std::vector<Span> spans;
-  std::string text;                 // copies of rendered set members while they are sorted
-  std::string latin1;               // bytes recovered from a str (_codecs.encode)
-  std::string digits;               // big integers
+  std::string text;    // copies of rendered set members while they are sorted
+  std::string latin1;  // bytes recovered from a str (_codecs.encode)
+  std::string digits;  // big integers
   std::vector<uint32_t> limbs;
   std::vector<uint32_t> cycle_ids;  // per node, for cycle targets
 };

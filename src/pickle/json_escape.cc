@@ -51,10 +51,10 @@ inline const unsigned char* skip_multibyte(const unsigned char* p, const unsigne
   // Runs of one script are the common case: CJK text is all 3-byte sequences, Cyrillic or
   // Greek all 2-byte ones. Such a run is checked 12 or 16 bytes at a time: lead bytes in
   // range and continuation bytes of the form 10xxxxxx.
-  const __m128i m3 = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64,
-                                   0, 0, 0, 0);  // F0 C0 C0 …: the bits that are tested
-  const __m128i v3 = _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32,
-                                   -128, -128, 0, 0, 0, 0);  // E0 80 80 …: their values
+  const __m128i m3 = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, 0, 0,
+                                   0, 0);  // F0 C0 C0 …: the bits that are tested
+  const __m128i v3 = _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128,
+                                   -128, 0, 0, 0, 0);             // E0 80 80 …: their values
   const __m128i m2 = _mm_set1_epi16(static_cast<short>(0xC0E0));  // E0 C0 for each pair
   const __m128i v2 = _mm_set1_epi16(static_cast<short>(0x80C0));  // C0 80
   const __m128i e0 = _mm_set1_epi8(static_cast<char>(0xE0));
@@ -63,19 +63,19 @@ inline const unsigned char* skip_multibyte(const unsigned char* p, const unsigne
   while (end - p >= 16) {
     const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     if (*p >= 0xE1) {
-      const unsigned shape = static_cast<unsigned>(
-          _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, m3), v3)));
+      const unsigned shape =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, m3), v3)));
       // Leads E0 (overlong forms) and ED (surrogates) need the byte-wise check below.
       const unsigned odd = static_cast<unsigned>(
           _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, e0), _mm_cmpeq_epi8(x, ed))));
       if ((shape & 0x0FFF) != 0x0FFF || (odd & 0x0249)) break;
       p += 12;
     } else if (*p >= 0xC2 && *p <= 0xDF) {
-      const unsigned shape = static_cast<unsigned>(
-          _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, m2), v2)));
+      const unsigned shape =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_and_si128(x, m2), v2)));
       // Leads C0 and C1 are overlong: lead < C2 unsigned is (lead ^ 80) < 42 signed.
-      const unsigned low = static_cast<unsigned>(_mm_movemask_epi8(
-          _mm_cmplt_epi8(_mm_xor_si128(x, flip), _mm_set1_epi8(0x42))));
+      const unsigned low = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_cmplt_epi8(_mm_xor_si128(x, flip), _mm_set1_epi8(0x42))));
       if (shape != 0xFFFF || (low & 0x5555)) break;
       p += 16;
     } else {
@@ -128,13 +128,27 @@ inline char* put_replacement(char* o) {
 // The escape of ASCII byte c: a control character, '"' or '\\'.
 inline char* put_ascii_escape(char* o, unsigned char c, bool replace_nul) {
   switch (c) {
-    case '"': *o++ = '\\', *o++ = '"'; return o;
-    case '\\': *o++ = '\\', *o++ = '\\'; return o;
-    case '\n': *o++ = '\\', *o++ = 'n'; return o;
-    case '\r': *o++ = '\\', *o++ = 'r'; return o;
-    case '\t': *o++ = '\\', *o++ = 't'; return o;
-    case '\b': *o++ = '\\', *o++ = 'b'; return o;
-    case '\f': *o++ = '\\', *o++ = 'f'; return o;
+    case '"':
+      *o++ = '\\', *o++ = '"';
+      return o;
+    case '\\':
+      *o++ = '\\', *o++ = '\\';
+      return o;
+    case '\n':
+      *o++ = '\\', *o++ = 'n';
+      return o;
+    case '\r':
+      *o++ = '\\', *o++ = 'r';
+      return o;
+    case '\t':
+      *o++ = '\\', *o++ = 't';
+      return o;
+    case '\b':
+      *o++ = '\\', *o++ = 'b';
+      return o;
+    case '\f':
+      *o++ = '\\', *o++ = 'f';
+      return o;
     case 0:
       if (replace_nul) return put_replacement(o);
       [[fallthrough]];
@@ -204,8 +218,7 @@ char* put_repaired(const unsigned char*& p, const unsigned char* end, char* o) {
   const size_t left = static_cast<size_t>(end - p);
   if (p[0] == 0xED && left >= 3 && p[1] >= 0xA0 && p[1] <= 0xBF && is_cont(p[2])) {
     const uint32_t hi = 0xD000 | ((p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    if (hi < 0xDC00 && left >= 6 && p[3] == 0xED && p[4] >= 0xB0 && p[4] <= 0xBF &&
-        is_cont(p[5])) {
+    if (hi < 0xDC00 && left >= 6 && p[3] == 0xED && p[4] >= 0xB0 && p[4] <= 0xBF && is_cont(p[5])) {
       const uint32_t lo = 0xD000 | ((p[4] & 0x3F) << 6) | (p[5] & 0x3F);
       const uint32_t cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
       *o++ = static_cast<char>(0xF0 | (cp >> 18));
@@ -257,10 +270,10 @@ char* escape_vector(char* o, const unsigned char* p, const unsigned char* end, b
   const __m128i kF5 = _mm_set1_epi8(static_cast<char>(0xF5));
   const __m128i kED = _mm_set1_epi8(static_cast<char>(0xED));
   const __m128i kF4 = _mm_set1_epi8(static_cast<char>(0xF4));
-  const __m128i m3 = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64,
-                                   0, 0, 0, 0);  // F0 C0 C0 …: the bits that are tested
-  const __m128i v3 = _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32,
-                                   -128, -128, 0, 0, 0, 0);  // E0 80 80 …: their values
+  const __m128i m3 = _mm_setr_epi8(-16, -64, -64, -16, -64, -64, -16, -64, -64, -16, -64, -64, 0, 0,
+                                   0, 0);  // F0 C0 C0 …: the bits that are tested
+  const __m128i v3 = _mm_setr_epi8(-32, -128, -128, -32, -128, -128, -32, -128, -128, -32, -128,
+                                   -128, 0, 0, 0, 0);  // E0 80 80 …: their values
   auto mask = [](__m128i v) { return static_cast<unsigned>(_mm_movemask_epi8(v)); };
   while (p < end) {
     const size_t left = static_cast<size_t>(end - p);
@@ -288,7 +301,8 @@ char* escape_vector(char* o, const unsigned char* p, const unsigned char* end, b
       if (need >> n) {
         cut = 31 - static_cast<unsigned>(std::countl_zero(leads));
         const unsigned before = ~(1u << cut);
-        early = (((leads & before) << 1) | (((l3 | l4) & before) << 2) | ((l4 & before) << 3)) >> cut;
+        early =
+            (((leads & before) << 1) | (((l3 | l4) & before) << 2) | ((l4 & before) << 3)) >> cut;
       }
       const unsigned in = (1u << cut) - 1;
       const unsigned odd =
@@ -301,7 +315,8 @@ char* escape_vector(char* o, const unsigned char* p, const unsigned char* end, b
       if (cut == 0 || early || (need & in) != (cont & in) || (odd && !odd_leads_ok(p, odd))) {
         // Not well-formed here: one character (or malformed byte) the slow way.
         if (*p < 0x80) {
-          o = needs_escape(*p) ? put_ascii_escape(o, *p, replace_nul) : (*o = static_cast<char>(*p), o + 1);
+          o = needs_escape(*p) ? put_ascii_escape(o, *p, replace_nul)
+                               : (*o = static_cast<char>(*p), o + 1);
           ++p;
         } else {
           const size_t len = sequence_length(p, end);

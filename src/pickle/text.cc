@@ -33,7 +33,8 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) {
     s.remove_prefix(1);
   }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -123,16 +124,36 @@ std::string_view unescape_py2_string(std::string_view body, ByteArena& arena) {
     if (p == end) fault("trailing backslash in a STRING argument");
     const char e = *p++;
     switch (e) {
-      case '\\': *out++ = '\\'; break;
-      case '\'': *out++ = '\''; break;
-      case '"': *out++ = '"'; break;
-      case 'a': *out++ = '\a'; break;
-      case 'b': *out++ = '\b'; break;
-      case 'f': *out++ = '\f'; break;
-      case 'n': *out++ = '\n'; break;
-      case 'r': *out++ = '\r'; break;
-      case 't': *out++ = '\t'; break;
-      case 'v': *out++ = '\v'; break;
+      case '\\':
+        *out++ = '\\';
+        break;
+      case '\'':
+        *out++ = '\'';
+        break;
+      case '"':
+        *out++ = '"';
+        break;
+      case 'a':
+        *out++ = '\a';
+        break;
+      case 'b':
+        *out++ = '\b';
+        break;
+      case 'f':
+        *out++ = '\f';
+        break;
+      case 'n':
+        *out++ = '\n';
+        break;
+      case 'r':
+        *out++ = '\r';
+        break;
+      case 't':
+        *out++ = '\t';
+        break;
+      case 'v':
+        *out++ = '\v';
+        break;
       case 'x': {
         if (end - p < 2) fault("truncated \\x escape in a STRING argument");
         const int64_t v = read_hex(p, 2);

@@ -17,13 +17,13 @@ inline constexpr uint32_t kNoSeg = UINT32_MAX;
 
 enum class Kind : uint8_t {
   kNone,
-  kBool,       // u.i: 0 or 1
-  kInt,        // u.i
-  kBigLe,      // two's complement little-endian bytes (LONG1/LONG4 beyond 64 bits)
-  kBigText,    // decimal digits without leading zeros; kNegative flag for the sign
-  kFloat,      // u.f
-  kStr,        // Python str as UTF-8 (possibly with surrogates or invalid bytes)
-  kPy2Str,     // Python 2 str: bytes of unknown encoding
+  kBool,     // u.i: 0 or 1
+  kInt,      // u.i
+  kBigLe,    // two's complement little-endian bytes (LONG1/LONG4 beyond 64 bits)
+  kBigText,  // decimal digits without leading zeros; kNegative flag for the sign
+  kFloat,    // u.f
+  kStr,      // Python str as UTF-8 (possibly with surrogates or invalid bytes)
+  kPy2Str,   // Python 2 str: bytes of unknown encoding
   kBytes,
   kByteArray,
   kTuple,      // a: first slot, b: count
@@ -63,7 +63,7 @@ struct Node {
 struct Seg {
   uint32_t start;  // index into Tree::slots
   uint32_t count;
-  uint32_t next;   // next segment or kNoSeg
+  uint32_t next;  // next segment or kNoSeg
 };
 
 struct GlobalRef {
@@ -75,9 +75,9 @@ enum class ItemKind : uint8_t { kNone, kPairs, kValues };
 
 // An object made by REDUCE, NEWOBJ, NEWOBJ_EX, INST or OBJ.
 struct Instance {
-  NodeId cls;       // the callable / class
-  NodeId args;      // a kTuple node (or other value for REDUCE with odd arguments)
-  NodeId kwargs;    // NEWOBJ_EX keyword arguments, or kNoNode
+  NodeId cls;                       // the callable / class
+  NodeId args;                      // a kTuple node (or other value for REDUCE with odd arguments)
+  NodeId kwargs;                    // NEWOBJ_EX keyword arguments, or kNoNode
   uint32_t state_head, state_tail;  // BUILD states, in order
   uint32_t item_head, item_tail;    // SETITEMS pairs or APPENDS values applied to it
   ItemKind items;

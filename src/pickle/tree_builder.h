@@ -168,8 +168,7 @@ class TreeBuilder {
     return id;
   }
   Value instance(Value cls, Value args, Value kwargs) {
-    t_.instances.push_back(
-        {cls, args, kwargs, kNoSeg, kNoSeg, kNoSeg, kNoSeg, ItemKind::kNone});
+    t_.instances.push_back({cls, args, kwargs, kNoSeg, kNoSeg, kNoSeg, kNoSeg, ItemKind::kNone});
     auto [n, id] = add(Kind::kInstance);
     n.a = static_cast<uint32_t>(t_.instances.size() - 1);
     return id;

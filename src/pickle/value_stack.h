@@ -23,7 +23,8 @@ class ValueStack {
   // Shrinks to n items (never grows).
   void resize(size_t n) { size_ = n; }
   [[gnu::always_inline]] void push_back(T v) {
-    if (size_ == capacity_) [[unlikely]] grow();
+    if (size_ == capacity_) [[unlikely]]
+      grow();
     items_[size_++] = v;
   }
 

@@ -58,7 +58,8 @@ class Walker {
  private:
   // Bounds-checked readers; they advance p_.
   RELSTORE_INLINE void need(size_t n) const {
-    if (size_ - p_ < n) [[unlikely]] truncated(n);
+    if (size_ - p_ < n) [[unlikely]]
+      truncated(n);
   }
   [[noreturn, gnu::cold, gnu::noinline]] static void truncated(uint64_t n) {
     fault("truncated: needs " + std::to_string(n) + " more bytes");
@@ -90,7 +91,8 @@ class Walker {
     return (v >> 24) | ((v >> 8) & 0xFF00) | ((v << 8) & 0xFF0000) | (v << 24);
   }
   RELSTORE_INLINE std::string_view bytes(uint64_t n) {
-    if (n > size_ - p_) [[unlikely]] truncated(n);
+    if (n > size_ - p_) [[unlikely]]
+      truncated(n);
     std::string_view v(reinterpret_cast<const char*>(base_ + p_), static_cast<size_t>(n));
     p_ += static_cast<size_t>(n);
     return v;
@@ -107,7 +109,8 @@ class Walker {
   // Stack discipline of the unpickler: values above the newest mark form the current frame.
   RELSTORE_INLINE size_t frame_base() const { return frame_; }
   RELSTORE_INLINE void require(size_t n) const {
-    if (stack_.size() - frame_base() < n) [[unlikely]] fault("stack underflow");
+    if (stack_.size() - frame_base() < n) [[unlikely]]
+      fault("stack underflow");
   }
   RELSTORE_INLINE Value pop() {
     require(1);

@@ -24,9 +24,15 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
     }
 
     // --- scalars ---
-    case kNone: stack_.push_back(c_.none()); break;
-    case kNewTrue: stack_.push_back(c_.boolean(true)); break;
-    case kNewFalse: stack_.push_back(c_.boolean(false)); break;
+    case kNone:
+      stack_.push_back(c_.none());
+      break;
+    case kNewTrue:
+      stack_.push_back(c_.boolean(true));
+      break;
+    case kNewFalse:
+      stack_.push_back(c_.boolean(false));
+      break;
     case kInt: {
       const std::string_view t = line();
       // Protocol 0 writes booleans as INT with these exact arguments.
@@ -37,11 +43,21 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       }
       break;
     }
-    case kBinInt: stack_.push_back(c_.int64(static_cast<int32_t>(u32le()))); break;
-    case kBinInt1: stack_.push_back(c_.int64(u8())); break;
-    case kBinInt2: stack_.push_back(c_.int64(u16le())); break;
-    case kLong: push_text_int(line(), true); break;
-    case kLong1: push_long_bytes(bytes(u8())); break;
+    case kBinInt:
+      stack_.push_back(c_.int64(static_cast<int32_t>(u32le())));
+      break;
+    case kBinInt1:
+      stack_.push_back(c_.int64(u8()));
+      break;
+    case kBinInt2:
+      stack_.push_back(c_.int64(u16le()));
+      break;
+    case kLong:
+      push_text_int(line(), true);
+      break;
+    case kLong1:
+      push_long_bytes(bytes(u8()));
+      break;
     case kLong4: {
       const int32_t n = static_cast<int32_t>(u32le());
       if (n < 0) fault("negative LONG4 length");
@@ -49,7 +65,9 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       push_long_bytes(bytes(static_cast<uint32_t>(n)));
       break;
     }
-    case kFloat: stack_.push_back(c_.float64(parse_text_float(line()))); break;
+    case kFloat:
+      stack_.push_back(c_.float64(parse_text_float(line())));
+      break;
     case kBinFloat: {
       need(8);  // big-endian on the wire
       const uint64_t bits = read_be64(base_ + p_);
@@ -76,20 +94,38 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       stack_.push_back(c_.py2str(bytes(static_cast<uint32_t>(n))));
       break;
     }
-    case kShortBinString: stack_.push_back(c_.py2str(bytes(u8()))); break;
+    case kShortBinString:
+      stack_.push_back(c_.py2str(bytes(u8())));
+      break;
     case kUnicode:
       stack_.push_back(c_.str(decode_raw_unicode_escape(line(), arena_)));
       break;
-    case kBinUnicode: stack_.push_back(c_.str(bytes(u32le()))); break;
-    case kShortBinUnicode: stack_.push_back(c_.str(bytes(u8()))); break;
-    case kBinUnicode8: stack_.push_back(c_.str(bytes(u64le()))); break;
-    case kBinBytes: stack_.push_back(c_.bytes(bytes(u32le()))); break;
-    case kShortBinBytes: stack_.push_back(c_.bytes(bytes(u8()))); break;
-    case kBinBytes8: stack_.push_back(c_.bytes(bytes(u64le()))); break;
-    case kByteArray8: stack_.push_back(c_.bytearray(bytes(u64le()))); break;
+    case kBinUnicode:
+      stack_.push_back(c_.str(bytes(u32le())));
+      break;
+    case kShortBinUnicode:
+      stack_.push_back(c_.str(bytes(u8())));
+      break;
+    case kBinUnicode8:
+      stack_.push_back(c_.str(bytes(u64le())));
+      break;
+    case kBinBytes:
+      stack_.push_back(c_.bytes(bytes(u32le())));
+      break;
+    case kShortBinBytes:
+      stack_.push_back(c_.bytes(bytes(u8())));
+      break;
+    case kBinBytes8:
+      stack_.push_back(c_.bytes(bytes(u64le())));
+      break;
+    case kByteArray8:
+      stack_.push_back(c_.bytearray(bytes(u64le())));
+      break;
 
     // --- containers ---
-    case kEmptyTuple: stack_.push_back(c_.tuple(nullptr, 0)); break;
+    case kEmptyTuple:
+      stack_.push_back(c_.tuple(nullptr, 0));
+      break;
     case kTuple1:
     case kTuple2:
     case kTuple3: {
@@ -122,9 +158,15 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       stack_.push_back(v);
       break;
     }
-    case kEmptyList: stack_.push_back(c_.list(nullptr, 0)); break;
-    case kEmptyDict: stack_.push_back(c_.dict(nullptr, 0)); break;
-    case kEmptySet: stack_.push_back(c_.set()); break;
+    case kEmptyList:
+      stack_.push_back(c_.list(nullptr, 0));
+      break;
+    case kEmptyDict:
+      stack_.push_back(c_.dict(nullptr, 0));
+      break;
+    case kEmptySet:
+      stack_.push_back(c_.set());
+      break;
     case kAppend: {
       require(2);
       const Value v = stack_.back();
@@ -173,10 +215,18 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       marks_.push_back(stack_.size());
       frame_ = stack_.size();
       break;
-    case kPopMark: stack_.resize(pop_mark()); break;
-    case kGet: stack_.push_back(memo_get(text_key())); break;
-    case kBinGet: stack_.push_back(memo_get(u8())); break;
-    case kLongBinGet: stack_.push_back(memo_get(u32le())); break;
+    case kPopMark:
+      stack_.resize(pop_mark());
+      break;
+    case kGet:
+      stack_.push_back(memo_get(text_key()));
+      break;
+    case kBinGet:
+      stack_.push_back(memo_get(u8()));
+      break;
+    case kLongBinGet:
+      stack_.push_back(memo_get(u32le()));
+      break;
     case kPut: {
       const uint64_t key = text_key();
       memo_put(key, top());
@@ -192,7 +242,9 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       memo_put(key, top());
       break;
     }
-    case kMemoize: memo_put(memo_count_, top()); break;
+    case kMemoize:
+      memo_put(memo_count_, top());
+      break;
 
     // --- classes, objects, references ---
     case kGlobal: {
@@ -253,7 +305,9 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       stack_.push_back(v);
       break;
     }
-    case kPersId: stack_.push_back(c_.persid_text(line())); break;
+    case kPersId:
+      stack_.push_back(c_.persid_text(line()));
+      break;
     case kBinPersId: {
       const Value pid = pop();
       stack_.push_back(c_.persid(pid));
@@ -267,10 +321,15 @@ RELSTORE_INLINE void Walker<C>::step(uint8_t op) {
       stack_.push_back(c_.ext(code));
       break;
     }
-    case kNextBuffer: stack_.push_back(c_.buffer()); break;
-    case kReadOnlyBuffer: top(); break;  // a no-op on a value that must exist
+    case kNextBuffer:
+      stack_.push_back(c_.buffer());
+      break;
+    case kReadOnlyBuffer:
+      top();
+      break;  // a no-op on a value that must exist
 
-    default: fault("unknown opcode");
+    default:
+      fault("unknown opcode");
   }
 }
 

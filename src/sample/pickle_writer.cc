@@ -75,7 +75,8 @@ void PickleWriter::integer(int64_t v) {
     // LONG1: little-endian two's complement, 8 bytes is always enough for int64.
     op('\x8a');
     out_ += '\x08';
-    for (int i = 0; i < 8; ++i) out_ += static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+    for (int i = 0; i < 8; ++i)
+      out_ += static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
   }
 }
 
@@ -151,15 +152,19 @@ void PickleWriter::newobj() {
   memoize();
 }
 
-void write_datetime(PickleWriter& w, int year, int month, int day, int hour, int minute,
-                    int second, int microsecond) {
+void write_datetime(PickleWriter& w, int year, int month, int day, int hour, int minute, int second,
+                    int microsecond) {
   w.global("datetime", "datetime");
-  const char state[10] = {
-      static_cast<char>(year >> 8),          static_cast<char>(year & 0xff),
-      static_cast<char>(month),              static_cast<char>(day),
-      static_cast<char>(hour),               static_cast<char>(minute),
-      static_cast<char>(second),             static_cast<char>((microsecond >> 16) & 0xff),
-      static_cast<char>((microsecond >> 8) & 0xff), static_cast<char>(microsecond & 0xff)};
+  const char state[10] = {static_cast<char>(year >> 8),
+                          static_cast<char>(year & 0xff),
+                          static_cast<char>(month),
+                          static_cast<char>(day),
+                          static_cast<char>(hour),
+                          static_cast<char>(minute),
+                          static_cast<char>(second),
+                          static_cast<char>((microsecond >> 16) & 0xff),
+                          static_cast<char>((microsecond >> 8) & 0xff),
+                          static_cast<char>(microsecond & 0xff)};
   w.bytes(std::string_view(state, sizeof state));
   w.tuple(1);
   w.reduce();

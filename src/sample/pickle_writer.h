@@ -30,13 +30,13 @@ class PickleWriter {
   void empty_list();
   void mark();
   void setitem();
-  void setitems();   // pops to the mark: key, value, key, value, ...
-  void appends();    // pops to the mark: items
+  void setitems();  // pops to the mark: key, value, key, value, ...
+  void appends();   // pops to the mark: items
   // A tuple of the top `n` values (n <= 3 uses TUPLE1..3, else MARK must precede).
   void tuple(size_t n);
-  void persid();     // BINPERSID: the top value is the persistent id
-  void reduce();     // REDUCE: callable, args tuple
-  void newobj();     // NEWOBJ: class, args tuple
+  void persid();  // BINPERSID: the top value is the persistent id
+  void reduce();  // REDUCE: callable, args tuple
+  void newobj();  // NEWOBJ: class, args tuple
 
  private:
   void op(char c) { out_ += c; }
@@ -50,7 +50,7 @@ class PickleWriter {
 
 // A datetime.datetime (naive) the way Python pickles it under protocol 3: the class, a
 // 10-byte state, TUPLE1, REDUCE.
-void write_datetime(PickleWriter& w, int year, int month, int day, int hour, int minute,
-                    int second, int microsecond);
+void write_datetime(PickleWriter& w, int year, int month, int day, int hour, int minute, int second,
+                    int microsecond);
 
 }  // namespace relstore::sample

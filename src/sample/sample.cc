@@ -35,23 +35,27 @@ class Rng {
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
   bool chance(double p) { return unit() < p; }
   template <class T, size_t N>
-  const T& pick(const T (&items)[N]) { return items[next() % N]; }
+  const T& pick(const T (&items)[N]) {
+    return items[next() % N];
+  }
 
  private:
   uint64_t s_;
 };
 
 constexpr const char* kWords[] = {
-    "storage", "object", "database", "transaction", "record", "commit", "snapshot", "history",
-    "conflict", "pickle", "folder", "document", "index", "query", "server", "client",
-    "cache", "network", "replica", "backup", "restore", "version", "schema", "migration",
-    "report", "meeting", "project", "budget", "review", "release", "quarter", "customer",
-    "the", "a", "of", "and", "to", "in", "for", "with", "on", "is", "was", "will", "be",
-    "quickly", "carefully", "new", "old", "large", "small", "final", "draft", "public",
-    "internal", "weekly", "annual", "notes", "summary", "plan", "agenda", "update", "status"};
+    "storage", "object",   "database",  "transaction", "record",    "commit",   "snapshot",
+    "history", "conflict", "pickle",    "folder",      "document",  "index",    "query",
+    "server",  "client",   "cache",     "network",     "replica",   "backup",   "restore",
+    "version", "schema",   "migration", "report",      "meeting",   "project",  "budget",
+    "review",  "release",  "quarter",   "customer",    "the",       "a",        "of",
+    "and",     "to",       "in",        "for",         "with",      "on",       "is",
+    "was",     "will",     "be",        "quickly",     "carefully", "new",      "old",
+    "large",   "small",    "final",     "draft",       "public",    "internal", "weekly",
+    "annual",  "notes",    "summary",   "plan",        "agenda",    "update",   "status"};
 constexpr const char* kRareWords[] = {"café", "Zürich", "naïve", "résumé", "東京", "Ωmega"};
-constexpr const char* kTags[] = {"news", "internal", "draft", "archive", "featured", "howto",
-                                 "faq", "policy", "minutes", "release"};
+constexpr const char* kTags[] = {"news",  "internal", "draft",  "archive", "featured",
+                                 "howto", "faq",      "policy", "minutes", "release"};
 constexpr const char* kUsers[] = {"/ admin", "/ editor", "/ alice", "/ bob", ""};
 
 DateTime to_datetime(double unix_seconds) {
@@ -59,7 +63,7 @@ DateTime to_datetime(double unix_seconds) {
   struct tm tm {};
   gmtime_r(&whole, &tm);
   const int micro = static_cast<int>((unix_seconds - static_cast<double>(whole)) * 1e6);
-  return {tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+  return {tm.tm_year + 1900,           tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
           std::clamp(micro, 0, 999999)};
 }
 
@@ -108,8 +112,10 @@ class SampleWriter {
 
   SampleStats run() {
     if (!dst_.last_transaction().is_zero()) {
-      throw StorageError("relstore sample writes into an empty storage; this one already has "
-                         "transactions up to " + dst_.last_transaction().hex());
+      throw StorageError(
+          "relstore sample writes into an empty storage; this one already has "
+          "transactions up to " +
+          dst_.last_transaction().hex());
     }
     if (o_.objects == 0) return stats_;
     containers_.push_back({new_oid(), sample::kPersistentMapping, "", 0, UINT64_MAX, {}});
@@ -198,10 +204,11 @@ class SampleWriter {
     }
     if (folder) dirty(*folder);
     const std::string where = folder ? containers_[*folder].path : "/";
-    commit(rng_.pick(kUsers),
-           "Added " + std::to_string(added) + " document" + (added == 1 ? "" : "s") + " to " + where,
-           rng_.chance(0.3) ? sample::extension_bytes("relstore sample", static_cast<int64_t>(added))
-                            : Bytes());
+    commit(
+        rng_.pick(kUsers),
+        "Added " + std::to_string(added) + " document" + (added == 1 ? "" : "s") + " to " + where,
+        rng_.chance(0.3) ? sample::extension_bytes("relstore sample", static_cast<int64_t>(added))
+                         : Bytes());
   }
 
   void edit_documents() {
@@ -216,8 +223,10 @@ class SampleWriter {
       ++d.edits;
       records_.emplace_back(d.oid, sample::document_record(document(d)));
     }
-    commit(rng_.pick(kUsers), "Edited " + std::to_string(picked.size()) + " document" +
-                                  (picked.size() == 1 ? "" : "s"), Bytes());
+    commit(
+        rng_.pick(kUsers),
+        "Edited " + std::to_string(picked.size()) + " document" + (picked.size() == 1 ? "" : "s"),
+        Bytes());
   }
 
   Bytes container_record(const Container& c) const {
@@ -231,7 +240,8 @@ class SampleWriter {
   }
 
   void commit(const std::string& user, const std::string& description, const Bytes& extension) {
-    for (size_t c : dirty_) records_.emplace_back(containers_[c].oid, container_record(containers_[c]));
+    for (size_t c : dirty_)
+      records_.emplace_back(containers_[c].oid, container_record(containers_[c]));
     dirty_.clear();
     const Tid tid = next_tid_;
     TransactionMetaData meta{user, description, extension};

@@ -9,8 +9,10 @@ namespace relstore {
 namespace {
 
 std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -44,10 +46,12 @@ std::vector<Migration> migrations_for(std::string_view dialect) {
     m.text = embedded_sql(name);
     out.push_back(std::move(m));
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.version < b.version; });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.version < b.version; });
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i].version != static_cast<int>(i) + 1) {
-      throw std::logic_error("migrations of " + std::string(dialect) + " are not numbered 1, 2, 3…");
+      throw std::logic_error("migrations of " + std::string(dialect) +
+                             " are not numbered 1, 2, 3…");
     }
   }
   return out;

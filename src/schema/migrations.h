@@ -9,8 +9,8 @@ namespace relstore {
 
 struct Migration {
   int version = 0;
-  std::string name;        // file name without the number and extension
-  std::string_view text;   // whole file
+  std::string name;       // file name without the number and extension
+  std::string_view text;  // whole file
 };
 
 // The migrations of a dialect ("sqlite", "postgresql", "mysql"), ordered by version.

@@ -203,8 +203,7 @@ Oid DbInstance::new_oid() {
 
 void DbInstance::check_txn(const TransactionMetaData& txn, Phase phase, const char* call) const {
   if (txn_ != &txn) {
-    throw StorageTransactionError(std::string(call) +
-                                  ": not the transaction begun with tpc_begin");
+    throw StorageTransactionError(std::string(call) + ": not the transaction begun with tpc_begin");
   }
   if (phase_ != phase) {
     throw StorageTransactionError(std::string(call) + ": called in the wrong phase of the commit");

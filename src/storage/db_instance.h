@@ -77,9 +77,9 @@ class DbInstance : public StorageInstance {
   Tid snapshot_tid_;
   Tid last_own_commit_;
   std::optional<Tid> first_own_commit_;  // this instance's first commit before any snapshot
-  std::unordered_map<Oid, Tid> known_;     // oid -> current tid, valid for this snapshot
-  std::unordered_set<Tid> own_commits_;    // this instance's commits not yet polled past
-  std::unordered_set<Oid> pending_;        // invalidations found before the next poll
+  std::unordered_map<Oid, Tid> known_;   // oid -> current tid, valid for this snapshot
+  std::unordered_set<Tid> own_commits_;  // this instance's commits not yet polled past
+  std::unordered_set<Oid> pending_;      // invalidations found before the next poll
   bool pending_everything_ = false;
 
   // --- two-phase commit ---

@@ -5,7 +5,6 @@
 #include <mutex>
 #include <shared_mutex>
 #include <vector>
-#include <vector>
 
 #include "backend/adapter.h"
 #include "relstore/clock.h"

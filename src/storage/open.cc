@@ -17,15 +17,17 @@ std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
 #ifdef RELSTORE_HAVE_POSTGRESQL
       return backend::make_postgresql_adapter(uri, options);
 #else
-      throw ConfigError("this relstore was built without PostgreSQL support "
-                        "(configure with -DRELSTORE_WITH_POSTGRESQL=ON)");
+      throw ConfigError(
+          "this relstore was built without PostgreSQL support "
+          "(configure with -DRELSTORE_WITH_POSTGRESQL=ON)");
 #endif
     case Scheme::mysql:
 #ifdef RELSTORE_HAVE_MYSQL
       return backend::make_mysql_adapter(uri, options);
 #else
-      throw ConfigError("this relstore was built without MySQL support "
-                        "(configure with -DRELSTORE_WITH_MYSQL=ON)");
+      throw ConfigError(
+          "this relstore was built without MySQL support "
+          "(configure with -DRELSTORE_WITH_MYSQL=ON)");
 #endif
     case Scheme::file:
       break;
@@ -49,13 +51,14 @@ bool driver_flag(const StorageOptions& options, const std::string& key, bool fal
 // running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
 std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
   if (options.history == HistoryMode::free) {
-    throw ConfigError("a FileStorage (file: URI) always keeps history; history=free does not apply");
+    throw ConfigError(
+        "a FileStorage (file: URI) always keeps history; history=free does not apply");
   }
   FileStorageOptions fo;
   std::error_code ec;
   const bool missing = !std::filesystem::exists(uri.database, ec);
-  fo.read_only = options.read_only || !(driver_flag(options, "write", false) ||
-                                        (missing && options.create));
+  fo.read_only =
+      options.read_only || !(driver_flag(options, "write", false) || (missing && options.create));
   fo.create = options.create;
   fo.fsync_each_commit = driver_flag(options, "fsync", true);
   fo.commit_lock_timeout = options.commit_lock_timeout;

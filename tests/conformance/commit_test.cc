@@ -19,7 +19,9 @@ const Tid kMax(std::numeric_limits<uint64_t>::max());
 
 // Line 1.
 TEST_P(CommitBasics, StoreVoteFinishReturnsTidAndLoadsExactBytes) {
-  const std::string data = "\x80\x03}q\x00\x00" "binary\xff"s;
+  const std::string data =
+      "\x80\x03}q\x00\x00"
+      "binary\xff"s;
   const Tid tid = create(1, data);
   EXPECT_EQ(tid.bytes().size(), 8u);
   EXPECT_FALSE(tid.is_zero());

@@ -70,7 +70,9 @@ void run_threads(Storage& storage, int threads) {
   EXPECT_EQ(check->load(Oid(1)).data, std::to_string(total));
 }
 
-std::string worker_path() { return std::string(RELSTORE_BINARY_DIR) + "/tests/conformance/counter_worker"; }
+std::string worker_path() {
+  return std::string(RELSTORE_BINARY_DIR) + "/tests/conformance/counter_worker";
+}
 
 void run_processes(const std::string& uri, int processes, Storage& storage) {
   std::vector<std::pair<pid_t, FILE*>> children;
@@ -118,8 +120,8 @@ class ConcurrencyCounter : public Concurrency {
 
 TEST_P(ConcurrencyCounter, TwoThreadsLoseNoUpdate) { run_threads(*storage_, 2); }
 TEST_P(ConcurrencyCounter, EightThreadsLoseNoUpdate) { run_threads(*storage_, 8); }
-#define RELSTORE_MULTI_PROCESS_ONLY                                                    \
-  if (!context_->multi_process_writers())                                             \
+#define RELSTORE_MULTI_PROCESS_ONLY       \
+  if (!context_->multi_process_writers()) \
   GTEST_SKIP() << GetParam().name << " admits one writing process at a time (its lock file)"
 
 TEST_P(ConcurrencyCounter, TwoProcessesLoseNoUpdate) {

@@ -12,8 +12,8 @@
 namespace relstore::conformance {
 
 struct Backend {
-  std::string name;        // "sqlite", "postgresql", "mysql", "file"
-  bool keep_history;       // HP or HF
+  std::string name;   // "sqlite", "postgresql", "mysql", "file"
+  bool keep_history;  // HP or HF
   std::string label() const { return name + (keep_history ? "_hp" : "_hf"); }
 };
 

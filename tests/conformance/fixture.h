@@ -41,9 +41,8 @@ class StorageTest : public ::testing::TestWithParam<Backend> {
 // Names like "sqlite_hp" so ctest names end in /sqlite_hp.
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info);
 
-#define RELSTORE_HP_ONLY(line, why)                                                     \
-  if (!hp()) GTEST_SKIP() << "history-preserving only (conformance.md line " << line << "): " \
-                          << why
+#define RELSTORE_HP_ONLY(line, why) \
+  if (!hp()) GTEST_SKIP() << "history-preserving only (conformance.md line " << line << "): " << why
 
 #define RELSTORE_CONFORMANCE_SUITE(Suite) \
   INSTANTIATE_TEST_SUITE_P(Conformance, Suite, ::testing::ValuesIn(backends()), backend_name)

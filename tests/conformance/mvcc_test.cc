@@ -49,8 +49,8 @@ TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
   reader->poll_invalidations();
   EXPECT_EQ(reader->load(Oid(1)).data, "0");
   for (int i = 1; i <= 5; ++i) {
-    const Tid t = commit(*inst_, {{1, std::to_string(i)}, {2, std::to_string(i)}},
-                         {{1, ta}, {2, tb}});
+    const Tid t =
+        commit(*inst_, {{1, std::to_string(i)}, {2, std::to_string(i)}}, {{1, ta}, {2, tb}});
     ta = tb = t;
     EXPECT_EQ(reader->load(Oid(2)).data, reader->load(Oid(1)).data);
   }

@@ -8,6 +8,7 @@
 #include "relstore/errors.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
+#include "support/compare.h"
 #include "support/temp_dir.h"
 
 namespace relstore::mysql::testing {
@@ -22,16 +23,6 @@ void convert_into(const std::string& src, const std::string& dst, bool increment
   o.incremental = incremental;
   o.batch_records = 200;  // several batches
   convert(o);
-}
-
-std::vector<std::string> differences(const std::string& a, const std::string& b) {
-  auto read_only = [](const std::string& uri) {
-    StorageOptions o = StorageUri::parse(uri).options();
-    o.read_only = true;
-    o.create = false;
-    return open_storage(StorageUri::parse(uri), o);
-  };
-  return compare_storages(*read_only(a), *read_only(b), 10);
 }
 
 // Rewrites oids 10..19 with their own bytes and deletes 30..34 in one transaction.
@@ -61,13 +52,14 @@ TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
   convert_into(src, dst, false);
   auto conn = connect(StorageUri::parse(dst).database);
   // A blob chunk of oid 10's current revision, as RelStorage would have stored it.
-  conn->exec("INSERT INTO blob_chunk (zoid, chunk_num, tid, chunk) SELECT zoid, 0, tid, 'x' "
-             "FROM object_state WHERE zoid = 10");
+  conn->exec(
+      "INSERT INTO blob_chunk (zoid, chunk_num, tid, chunk) SELECT zoid, 0, tid, 'x' "
+      "FROM object_state WHERE zoid = 10");
   conn->exec("COMMIT");
   ASSERT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk"), 1);
   change_source(src);
   convert_into(src, dst, true);
-  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  EXPECT_EQ(::relstore::testing::storage_differences(src, dst), std::vector<std::string>{});
   EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk"), 0);
   EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM object_state WHERE zoid BETWEEN 30 AND 34"), 0);
   auto inst = open_storage(dst)->new_instance();
@@ -85,7 +77,7 @@ TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   convert_into(src, dst, false);
   change_source(src);
   convert_into(src, dst, true);
-  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  EXPECT_EQ(::relstore::testing::storage_differences(src, dst), std::vector<std::string>{});
   auto inst = open_storage(dst)->new_instance();
   EXPECT_THROW(inst->load(Oid(30)), POSKeyError);
   auto source = open_storage(src)->new_instance();

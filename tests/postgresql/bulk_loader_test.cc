@@ -15,6 +15,7 @@
 #include "relstore/json_mirror.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
+#include "support/compare.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -40,18 +41,6 @@ ConvertReport convert_into(const std::string& src, const std::string& dst, bool 
   o.incremental = incremental;
   o.batch_records = batch;
   return convert(o);
-}
-
-std::vector<std::string> differences(const std::string& a, const std::string& b) {
-  auto read_only = [](const std::string& uri) {
-    StorageOptions o = StorageUri::parse(uri).options();
-    o.read_only = true;
-    o.create = false;
-    return open_storage(StorageUri::parse(uri), o);
-  };
-  auto sa = read_only(a);
-  auto sb = read_only(b);
-  return compare_storages(*sa, *sb, 10);
 }
 
 class PostgresqlBulk : public ::testing::TestWithParam<bool> {
@@ -90,7 +79,7 @@ TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
 
   const ConvertReport r = convert_into(src, dst, true, 500);
   EXPECT_TRUE(r.started_after);
-  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
 }
 
 // The OID allocator ends above every copied oid, also after a load into an empty database.
@@ -134,7 +123,7 @@ TEST_P(PostgresqlBulk, IncrementalLoadsUpdateAndDeleteObjects) {
   }
   const ConvertReport r = convert_into(src, dst, true);
   EXPECT_EQ(r.done.transactions, 1u);
-  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
   auto st = open_storage(dst);
   auto inst = st->new_instance();
   EXPECT_THROW(inst->load(Oid(30)), POSKeyError);

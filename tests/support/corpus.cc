@@ -12,7 +12,9 @@
 namespace relstore::testing {
 namespace {
 
-const char* corpus_gz() { return RELSTORE_SOURCE_DIR "/../shared/fixtures/codec-corpus/Data.fs.gz"; }
+const char* corpus_gz() {
+  return RELSTORE_SOURCE_DIR "/../shared/fixtures/codec-corpus/Data.fs.gz";
+}
 
 // Owns the temporary directory for the life of the process.
 struct TempCorpus {

@@ -23,13 +23,12 @@ std::string missing_corpus_reason();
 
 // Declares `const std::string var` holding the corpus path, or ends the test: skipped when
 // the fixture is absent, failed when RELSTORE_REQUIRE_FIXTURES=1. Use in a TEST body.
-#define RELSTORE_CODEC_CORPUS(var)                                                   \
-  const std::optional<std::string> var##_optional_ =                                 \
-      ::relstore::testing::codec_corpus_path();                                      \
-  if (!var##_optional_) {                                                            \
-    if (::relstore::testing::fixtures_required()) {                                  \
-      FAIL() << ::relstore::testing::missing_corpus_reason();                        \
-    }                                                                                \
-    GTEST_SKIP() << ::relstore::testing::missing_corpus_reason();                    \
-  }                                                                                  \
+#define RELSTORE_CODEC_CORPUS(var)                                                             \
+  const std::optional<std::string> var##_optional_ = ::relstore::testing::codec_corpus_path(); \
+  if (!var##_optional_) {                                                                      \
+    if (::relstore::testing::fixtures_required()) {                                            \
+      FAIL() << ::relstore::testing::missing_corpus_reason();                                  \
+    }                                                                                          \
+    GTEST_SKIP() << ::relstore::testing::missing_corpus_reason();                              \
+  }                                                                                            \
   const std::string var = *var##_optional_

@@ -16,7 +16,7 @@ struct RawRecord {
   uint64_t oid = 0;
   std::optional<std::string> data;  // none: plen 0 and `back` follows
   uint64_t back = 0;
-  std::optional<uint64_t> prev;     // default: the oid's previous record in this file
+  std::optional<uint64_t> prev;  // default: the oid's previous record in this file
   uint16_t vlen = 0;
 };
 
@@ -45,8 +45,7 @@ class RawDataFs {
     const uint64_t tpos = bytes.size();
     std::string body;
     std::map<uint64_t, uint64_t> updated;
-    uint64_t rpos = tpos + fs::kTxnHeaderSize + user.size() + description.size() +
-                    extension.size();
+    uint64_t rpos = tpos + fs::kTxnHeaderSize + user.size() + description.size() + extension.size();
     for (const RawRecord& r : records) {
       fs::DataHeader d;
       d.oid = Oid(r.oid);
@@ -72,8 +71,7 @@ class RawDataFs {
     h.ulen = static_cast<uint16_t>(user.size());
     h.dlen = static_cast<uint16_t>(description.size());
     h.elen = static_cast<uint16_t>(extension.size());
-    h.tlen = fs::kTxnHeaderSize + user.size() + description.size() + extension.size() +
-             body.size();
+    h.tlen = fs::kTxnHeaderSize + user.size() + description.size() + extension.size() + body.size();
     fs::append_txn_header(bytes, h);
     bytes += user + description + extension + body;
     fs::append_be64(bytes, h.tlen);
@@ -82,7 +80,8 @@ class RawDataFs {
   }
 
   void write(const std::string& path) const {
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
 
   // Overwrites 8 bytes at `pos` with a big-endian number.

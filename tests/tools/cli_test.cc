@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "relstore/storage.h"
 #include "support/temp_dir.h"
@@ -140,8 +140,10 @@ TEST(Cli, PasswordsAreNeverPrinted) {
 
 TEST(Cli, BenchJsonHasOneObjectPerFigure) {
   TempDir d;
-  const CliRun r = relstore("bench --json --transactions 5 --objects-per-txn 1,5 --concurrency 1,2 "
-                         "sqlite://" + d.sub("bench"));
+  const CliRun r = relstore(
+      "bench --json --transactions 5 --objects-per-txn 1,5 --concurrency 1,2 "
+      "sqlite://" +
+      d.sub("bench"));
   ASSERT_EQ(r.code, 0) << r.out;
   const auto figures = nlohmann::json::parse(r.out);
   ASSERT_EQ(figures.size(), 2u * 2u * 5u);

@@ -1,5 +1,7 @@
 // relstore convert (issue #5): chains of conversions that must end where they began,
 // resumable history-free loads, and refusals that change nothing.
+#include "relstore/convert.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -11,13 +13,13 @@
 #include <thread>
 
 #include "relstore/blob_dir.h"
-#include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "relstore/timestamp.h"
+#include "support/compare.h"
 #include "support/corpus.h"
 #include "support/server_db.h"
 #include "support/temp_dir.h"
@@ -46,22 +48,6 @@ ConvertReport run(const std::string& src, const std::string& dst,
   return convert(o);
 }
 
-std::vector<std::string> differences(const std::string& a, const std::string& b) {
-  auto sa = open_storage(StorageUri::parse(a), [&] {
-    auto o = StorageUri::parse(a).options();
-    o.read_only = true;
-    o.create = false;
-    return o;
-  }());
-  auto sb = open_storage(StorageUri::parse(b), [&] {
-    auto o = StorageUri::parse(b).options();
-    o.read_only = true;
-    o.create = false;
-    return o;
-  }());
-  return compare_storages(*sa, *sb, 10);
-}
-
 // The legs a chain passes through: SQLite always; PostgreSQL and MySQL when the test
 // environment names their servers (CI does), each in the mode asked for.
 std::vector<std::string> server_legs(bool keep_history) {
@@ -78,20 +64,23 @@ std::vector<std::string> server_legs(bool keep_history) {
 
 void check_chain(const std::string& original, bool keep_history, const TempDir& d) {
   std::vector<std::string> legs = {"sqlite://" + d.sub(keep_history ? "hp" : "hf") +
-                                    (keep_history ? "?history=preserving" : "?history=free")};
+                                   (keep_history ? "?history=preserving" : "?history=free")};
   for (const auto& s : server_legs(keep_history)) legs.push_back(s);
   const std::string back = "file://" + d.sub(keep_history ? "back-hp.fs" : "back-hf.fs");
   legs.push_back(back);
   std::string from = "file://" + original;
   for (const auto& to : legs) {
     SCOPED_TRACE(from + " -> " + StorageUri::parse(to).redacted());
-    const auto r = run(from, to, [](ConvertOptions& o) { o.clear = true; o.verify = true; });
+    const auto r = run(from, to, [](ConvertOptions& o) {
+      o.clear = true;
+      o.verify = true;
+    });
     EXPECT_TRUE(r.differences.empty()) << r.differences.front();
     from = to;
   }
   // The last file against the first one: every transaction (HP) or current record (HF).
   if (keep_history) {
-    EXPECT_EQ(differences("file://" + original, back), std::vector<std::string>{});
+    EXPECT_EQ(testing::storage_differences("file://" + original, back), std::vector<std::string>{});
   } else {
     // Through a history-free database only current records survive: compare those.
     auto a = open_file_storage(original);
@@ -181,7 +170,8 @@ TEST(Convert, IncrementalContinuesAfterTheLastTid) {
     const auto r = run("file://" + path, dst, [](ConvertOptions& o) { o.incremental = true; });
     ASSERT_TRUE(r.started_after);
     EXPECT_GT(r.done.transactions, 0u);
-    EXPECT_EQ(differences("file://" + path, dst), std::vector<std::string>{}) << hp;
+    EXPECT_EQ(testing::storage_differences("file://" + path, dst), std::vector<std::string>{})
+        << hp;
   }
 }
 
@@ -195,11 +185,14 @@ TEST(Convert, ClearReplacesAndDryRunChangesNothing) {
   EXPECT_GT(dry.done.records, 0u);
   EXPECT_FALSE(fs::exists(d.sub("db")));
   run(a, dst);
-  const auto dry2 = run(b, dst, [](ConvertOptions& o) { o.dry_run = true; o.clear = true; });
+  const auto dry2 = run(b, dst, [](ConvertOptions& o) {
+    o.dry_run = true;
+    o.clear = true;
+  });
   EXPECT_TRUE(dry2.cleared);
-  EXPECT_EQ(differences(a, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(a, dst), std::vector<std::string>{});
   run(b, dst, [](ConvertOptions& o) { o.clear = true; });
-  EXPECT_EQ(differences(b, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(b, dst), std::vector<std::string>{});
 }
 
 TEST(Convert, TheDestinationAllocatorEndsAboveTheLargestOid) {
@@ -271,7 +264,10 @@ TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
   TempDir d;
   // A Data.fs with one blob record and its blob file.
   const std::string path = d.sub("blobs.fs");
-  const std::string blob_record = std::string("\x80\x03" "cZODB.blob\nBlob\nq\x00N\x86q\x01.", 25) +
+  const std::string blob_record = std::string(
+                                      "\x80\x03"
+                                      "cZODB.blob\nBlob\nq\x00N\x86q\x01.",
+                                      25) +
                                   std::string("\x80\x03N.", 4);
   const Tid tid = TimeStamp(2024, 1, 1, 0, 0, 0).tid();
   {
@@ -345,12 +341,15 @@ TEST(Convert, AnInterruptedHistoryFreeConversionResumes) {
   const auto partial = open_storage(dst)->info().objects;
   EXPECT_GT(partial, 0u);
 
-  const auto r = run(src, dst, [](ConvertOptions& o) { o.incremental = true; o.batch_records = 500; });
+  const auto r = run(src, dst, [](ConvertOptions& o) {
+    o.incremental = true;
+    o.batch_records = 500;
+  });
   EXPECT_TRUE(r.started_after || partial == 0);
   const std::string straight = "sqlite://" + d.sub("straight") + "?history=free";
   run(src, straight);
-  EXPECT_EQ(differences(straight, dst), std::vector<std::string>{});
-  EXPECT_EQ(differences(src, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(straight, dst), std::vector<std::string>{});
+  EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
 }
 
 TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {

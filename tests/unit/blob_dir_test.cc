@@ -1,10 +1,11 @@
 // Blob directory layout: paths as ZODB computes them, listing, writing beside a Data.fs.
+#include "relstore/blob_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "relstore/blob_dir.h"
 #include "relstore/errors.h"
 #include "support/temp_dir.h"
 

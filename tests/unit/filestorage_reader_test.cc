@@ -15,9 +15,9 @@ namespace {
 
 using testing::RawDataFs;
 using testing::RawRecord;
+using testing::TempDir;
 using testing::with_back;
 using testing::with_data;
-using testing::TempDir;
 
 std::vector<TransactionRecord> read_all(std::unique_ptr<TransactionIterator> it) {
   std::vector<TransactionRecord> out;
@@ -44,7 +44,10 @@ bool same(const TransactionRecord& a, const TransactionRecord& b) {
 
 // The class a record's first pickle names ("module.Name"), for protocol 2+ GLOBAL opcodes.
 std::string class_of(const Bytes& data) {
-  if (data.size() < 3 || data.compare(0, 3, "\x80\x03" "c") != 0) return "?";
+  if (data.size() < 3 || data.compare(0, 3,
+                                      "\x80\x03"
+                                      "c") != 0)
+    return "?";
   const size_t nl1 = data.find('\n', 3);
   const size_t nl2 = data.find('\n', nl1 + 1);
   return data.substr(3, nl1 - 3) + "." + data.substr(nl1 + 1, nl2 - nl1 - 1);
@@ -102,7 +105,8 @@ TEST(FileStorageReader, LastTidComesFromTheBackwardScan) {
   f.bytes.resize(f.bytes.size() - 2);  // truncated tail: falls back to reading forward
   f.write(dir.sub("cut.fs"));
   std::vector<std::string> warnings;
-  EXPECT_EQ(file_storage_last_tid(dir.sub("cut.fs"), [&](const std::string& w) { warnings.push_back(w); }),
+  EXPECT_EQ(file_storage_last_tid(dir.sub("cut.fs"),
+                                  [&](const std::string& w) { warnings.push_back(w); }),
             Tid(10));
   EXPECT_EQ(warnings.size(), 1u);
 }
@@ -116,10 +120,12 @@ TEST(FileStorageReader, CorpusStartStopAreInclusive) {
   EXPECT_EQ(mid.front().tid, all[2].tid);
   EXPECT_EQ(mid.back().tid, all[4].tid);
   // Bounds between TIDs.
-  mid = read_all(iterate_file_storage(path, Tid(all[2].tid.value() + 1), Tid(all[4].tid.value() - 1)));
+  mid = read_all(
+      iterate_file_storage(path, Tid(all[2].tid.value() + 1), Tid(all[4].tid.value() - 1)));
   ASSERT_EQ(mid.size(), 1u);
   EXPECT_EQ(mid.front().tid, all[3].tid);
-  EXPECT_TRUE(read_all(iterate_file_storage(path, Tid(all[3].tid.value() + 1), all[3].tid)).empty());
+  EXPECT_TRUE(
+      read_all(iterate_file_storage(path, Tid(all[3].tid.value() + 1), all[3].tid)).empty());
 }
 
 TEST(FileStorageReader, BackPointersGiveDataAndDataTxn) {
@@ -130,8 +136,8 @@ TEST(FileStorageReader, BackPointersGiveDataAndDataTxn) {
   f.add(11, {with_data(1, "two")});
   f.add(12, {with_back(1, first)}, 'p');  // undo back to "one"
   const uint64_t undo = f.record_pos.back();
-  f.add(13, {with_back(1, undo)});        // chain of two hops
-  f.add(14, {with_back(1, 0)});           // absent
+  f.add(13, {with_back(1, undo)});  // chain of two hops
+  f.add(14, {with_back(1, 0)});     // absent
   f.write(dir.sub("Data.fs"));
   const auto t = read_all(iterate_file_storage(dir.sub("Data.fs")));
   ASSERT_EQ(t.size(), 5u);

@@ -4,8 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "relstore/filestorage.h"
@@ -72,7 +72,7 @@ TEST(FileStorageStorage, LoadsFollowRevisionsAndBackPointers) {
   EXPECT_EQ(r->start, Tid(12));
   EXPECT_EQ(r->end, Tid(13));
   EXPECT_THROW(i->load_before(Oid(1), Tid(14)), POSKeyError);  // deleted revision
-  EXPECT_FALSE(i->load_before(Oid(1), Tid(10)));                // not yet created
+  EXPECT_FALSE(i->load_before(Oid(1), Tid(10)));               // not yet created
   r = i->load_before(Oid(2), Tid(100));
   ASSERT_TRUE(r);
   EXPECT_FALSE(r->end);

@@ -19,7 +19,8 @@ TEST(Migrations, SectionsSelectTheMode) {
 }
 
 TEST(Migrations, BlocksKeepSemicolons) {
-  const char* text = "-- @begin\nCREATE FUNCTION f() AS $$ BEGIN x; y; END $$;\n-- @end\nSELECT 1;\n";
+  const char* text =
+      "-- @begin\nCREATE FUNCTION f() AS $$ BEGIN x; y; END $$;\n-- @end\nSELECT 1;\n";
   const auto s = migration_statements(text, true);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_NE(s[0].find("y; END"), std::string::npos);

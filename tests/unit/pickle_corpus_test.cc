@@ -76,7 +76,8 @@ TEST(PickleCorpus, GoldenFiles) {
   for (CorpusRecord& r : read_corpus(path)) {
     by_key[{r.oid.value(), r.tid.value()}] = std::move(r.data);
   }
-  const std::filesystem::path dir = std::filesystem::path(RELSTORE_SOURCE_DIR) / "tests/golden/json_mirror";
+  const std::filesystem::path dir =
+      std::filesystem::path(RELSTORE_SOURCE_DIR) / "tests/golden/json_mirror";
   size_t files = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".json") continue;

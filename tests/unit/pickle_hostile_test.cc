@@ -27,8 +27,8 @@ PickleError expect_error(const std::string& record, const std::string& needle) {
 }
 
 TEST(PickleHostile, EveryTruncationIsAnError) {
-  const std::string full = record(dict_of({str("k"), list_of({integer(1), binfloat(2.5),
-                                                              ref(7, "app", "A")})}));
+  const std::string full =
+      record(dict_of({str("k"), list_of({integer(1), binfloat(2.5), ref(7, "app", "A")})}));
   for (size_t n = 0; n < full.size(); ++n) {
     EXPECT_THROW(decode_record(full.substr(0, n)), PickleError) << "prefix of " << n << " bytes";
     EXPECT_THROW(scan_references(full.substr(0, n)), PickleError) << "prefix of " << n;
@@ -61,7 +61,9 @@ TEST(PickleHostile, DeepNestingIsAnError) {
 }
 
 TEST(PickleHostile, HugeLengthsAreErrors) {
-  expect_error(record("X\xff\xff\xff\xff" "abc"s), "truncated");
+  expect_error(record("X\xff\xff\xff\xff"
+                      "abc"s),
+               "truncated");
   expect_error(record(op(0x8e) + le(~0ULL, 8) + "abc"), "truncated");
   expect_error(record(op(0x8d) + le(1ULL << 62, 8)), "truncated");
   expect_error(record("T\xff\xff\xff\xff"s), "negative BINSTRING length");

@@ -61,7 +61,8 @@ TEST(PickleJson, EscapesAtEveryPosition) {
     for (size_t at = 0; at < len; ++at) {
       std::string s(len, 'a');
       s[at] = '"';
-      std::string want = "\"" + std::string(at, 'a') + "\\\"" + std::string(len - at - 1, 'a') + "\"";
+      std::string want =
+          "\"" + std::string(at, 'a') + "\\\"" + std::string(len - at - 1, 'a') + "\"";
       ASSERT_EQ(string_json(s), want) << len << " " << at;
       s[at] = '\x01';
       want = "\"" + std::string(at, 'a') + "\\u0001" + std::string(len - at - 1, 'a') + "\"";
@@ -71,7 +72,8 @@ TEST(PickleJson, EscapesAtEveryPosition) {
 }
 
 TEST(PickleJson, ControlCharacters) {
-  EXPECT_EQ(string_json("\b\f\n\r\t\\\x7f"), R"J("\b\f\n\r\t\\)J" "\x7f\"");
+  EXPECT_EQ(string_json("\b\f\n\r\t\\\x7f"), R"J("\b\f\n\r\t\\)J"
+                                             "\x7f\"");
   EXPECT_EQ(string_json(std::string("\0", 1)), R"J("\u0000")J");
   EXPECT_EQ(string_json(std::string("\0", 1), true), "\"\xef\xbf\xbd\"");
 }
@@ -91,11 +93,12 @@ TEST(PickleJson, Utf8RunsOfEveryLength) {
 
 TEST(PickleJson, MalformedUtf8IsRepaired) {
   const std::string fffd = "\xef\xbf\xbd";
-  EXPECT_EQ(string_json("\xc0\xaf"), "\"" + fffd + fffd + "\"");            // overlong
+  EXPECT_EQ(string_json("\xc0\xaf"), "\"" + fffd + fffd + "\"");             // overlong
   EXPECT_EQ(string_json("\xe0\x80\xaf"), "\"" + fffd + fffd + fffd + "\"");  // overlong
-  EXPECT_EQ(string_json("\xf4\x90\x80\x80"), "\"" + fffd + fffd + fffd + fffd + "\"");  // > U+10FFFF
-  EXPECT_EQ(string_json("\xe6\x8d"), "\"" + fffd + fffd + "\"");             // cut short
-  EXPECT_EQ(string_json("ok\x80"), "\"ok" + fffd + "\"");                  // stray continuation
+  EXPECT_EQ(string_json("\xf4\x90\x80\x80"),
+            "\"" + fffd + fffd + fffd + fffd + "\"");             // > U+10FFFF
+  EXPECT_EQ(string_json("\xe6\x8d"), "\"" + fffd + fffd + "\"");  // cut short
+  EXPECT_EQ(string_json("ok\x80"), "\"ok" + fffd + "\"");         // stray continuation
   // Surrogates: a lone one is replaced, a pair is joined, a reversed pair is two lone ones.
   EXPECT_EQ(string_json("\xed\xa0\x80"), "\"" + fffd + "\"");
   EXPECT_EQ(string_json("\xed\xa0\xbd\xed\xb8\x80"), "\"\xf0\x9f\x98\x80\"");
@@ -180,13 +183,38 @@ TEST(PickleJson, VectorEscapingMatchesTheReference) {
   // Random strings from pieces that exercise every branch: ASCII, escapes, 2/3/4-byte
   // characters, the leads with range rules (E0, ED, F0, F4), surrogates, stray bytes.
   const std::vector<std::string> pieces = {
-      "a", "plain text ", "0123456789", "\"", "\\", "\n", std::string("\0", 1), "\x1f",
-      "\xc3\xa9", "\xd0\x96", "\xe6\x8d\xb7", "\xef\xbc\x88", "\xe0\xa4\xb9", "\xed\x95\x9c",
-      "\xf0\x9f\x98\x80", "\xf4\x8f\xbf\xbf", "\xe0\x80\x80", "\xed\xa0\x80", "\xed\xb8\x80",
-      "\xed\xa0\xbd\xed\xb8\x80", "\xf0\x80\x80\x80", "\xf4\x90\x80\x80", "\xc0\x80", "\xc1",
-      "\xf5", "\xff", "\x80", "\xbf", "\xe6\x8d", "\xf0\x9f",
+      "a",
+      "plain text ",
+      "0123456789",
+      "\"",
+      "\\",
+      "\n",
+      std::string("\0", 1),
+      "\x1f",
+      "\xc3\xa9",
+      "\xd0\x96",
+      "\xe6\x8d\xb7",
+      "\xef\xbc\x88",
+      "\xe0\xa4\xb9",
+      "\xed\x95\x9c",
+      "\xf0\x9f\x98\x80",
+      "\xf4\x8f\xbf\xbf",
+      "\xe0\x80\x80",
+      "\xed\xa0\x80",
+      "\xed\xb8\x80",
+      "\xed\xa0\xbd\xed\xb8\x80",
+      "\xf0\x80\x80\x80",
+      "\xf4\x90\x80\x80",
+      "\xc0\x80",
+      "\xc1",
+      "\xf5",
+      "\xff",
+      "\x80",
+      "\xbf",
+      "\xe6\x8d",
+      "\xf0\x9f",
       "\xe6\x8d\xb7\xe5\x85\x8b\xe5\x85\xb1\xe5\x92\x8c\xe5\x9c\x8b\xe6\x8d\xb7",  // 6 CJK
-      "\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96"};          // 8 Cyrillic
+      "\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96\xd0\x96"};         // 8 Cyrillic
   std::mt19937 rng(6);
   for (int round = 0; round < 50000; ++round) {
     std::string s;

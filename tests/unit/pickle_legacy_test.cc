@@ -33,9 +33,10 @@ TEST(PickleLegacy, Protocol0ClassTupleAndTextScalars) {
   const DecodedRecord r = decode_record(kClass0 + state);
   EXPECT_EQ(r.class_name, "myapp.content.Folder");
   EXPECT_EQ(r.ghost_pickle, kClass0);
-  EXPECT_EQ(r.json,
-            R"J({"title":"Front page","count":42,"negative":-7,"flag":true,"off":false,)J"
-            R"J("big":123456789012345678901234567890,"small_long":5,"ratio":0.25,"nothing":null})J");
+  EXPECT_EQ(
+      r.json,
+      R"J({"title":"Front page","count":42,"negative":-7,"flag":true,"off":false,)J"
+      R"J("big":123456789012345678901234567890,"small_long":5,"ratio":0.25,"nothing":null})J");
 }
 
 TEST(PickleLegacy, StringEscapesAndUnicode) {
@@ -77,9 +78,14 @@ TEST(PickleLegacy, Protocol1BinaryOpcodes) {
   // BININT, BINFLOAT, BINGET/BINPUT, LONG_BINPUT/LONG_BINGET.
   const std::string cls = "(cmyapp\nItem\nq\x00Ntq\x01."s;
   // (Literals are split where a hex escape is followed by a hex digit.)
-  const std::string state = "}q\x02(U\x01" "aK\x01U\x01" "b]q\x03(K\x02M\x00\x01J\xff\xff\xff\xff"
-                            "e" "T\x03\x00\x00\x00tagr\x10\x00\x00\x00U\x03valU\x04" "copy"
-                            "j\x10\x00\x00\x00u."s;
+  const std::string state =
+      "}q\x02(U\x01"
+      "aK\x01U\x01"
+      "b]q\x03(K\x02M\x00\x01J\xff\xff\xff\xff"
+      "e"
+      "T\x03\x00\x00\x00tagr\x10\x00\x00\x00U\x03valU\x04"
+      "copy"
+      "j\x10\x00\x00\x00u."s;
   const DecodedRecord r = decode_record(cls + state);
   EXPECT_EQ(r.class_name, "myapp.Item");
   EXPECT_EQ(r.json, R"J({"a":1,"b":[2,256,-1],"tag":"val","copy":"tag"})J");
@@ -88,13 +94,15 @@ TEST(PickleLegacy, Protocol1BinaryOpcodes) {
 TEST(PickleLegacy, InstOpcode) {
   // INST: MARK args… INST module name; then BUILD with a dict.
   const std::string state = "(I1\nI2\nimyapp.geo\nPoint\np1\n(dp2\nS'label'\np3\nS'p'\nsb."s;
-  EXPECT_EQ(decode_record(kClass0 + state).json, R"J({"::":"myapp.geo.Point","::()":[1,2],"label":"p"})J");
+  EXPECT_EQ(decode_record(kClass0 + state).json,
+            R"J({"::":"myapp.geo.Point","::()":[1,2],"label":"p"})J");
 }
 
 TEST(PickleLegacy, ObjOpcode) {
   // OBJ: MARK class args… OBJ
   const std::string state = "(cmyapp.geo\nPoint\nq\x02K\x01K\x02o}q\x03U\x01zK\x03sb."s;
-  EXPECT_EQ(decode_record(kClass0 + state).json, R"J({"::":"myapp.geo.Point","::()":[1,2],"z":3})J");
+  EXPECT_EQ(decode_record(kClass0 + state).json,
+            R"J({"::":"myapp.geo.Point","::()":[1,2],"z":3})J");
 }
 
 TEST(PickleLegacy, CopyRegReconstructor) {
@@ -118,7 +126,8 @@ TEST(PickleLegacy, PersistentIdText) {
 TEST(PickleLegacy, Protocol1PersistentReferenceTuple) {
   // BINPERSID of (oid as SHORT_BINSTRING, class).
   const std::string state = "}q\x02U\x04nextq\x03(U\x08"s + be64(99) +
-                            "q\x04" "cmyapp\nItem\nq\x05tq\x06Qs."s;
+                            "q\x04"
+                            "cmyapp\nItem\nq\x05tq\x06Qs."s;
   const DecodedRecord r = decode_record("(cmyapp\nItem\nq\x00Ntq\x01."s + state);
   EXPECT_EQ(r.json, R"J({"next":{"::":"persistent","id":[99,"myapp.Item"],"::=>":99}})J");
   EXPECT_EQ(r.refs, std::vector<Oid>{Oid(99)});
@@ -126,7 +135,9 @@ TEST(PickleLegacy, Protocol1PersistentReferenceTuple) {
 
 TEST(PickleLegacy, ZopeTwoClassNameTuple) {
   // ((module, name), None) class pickles of Zope 2 databases.
-  const std::string cls = "((U\x0aOFS.FolderU\x06" "Folderq\x00tq\x01Ntq\x02."s;
+  const std::string cls =
+      "((U\x0aOFS.FolderU\x06"
+      "Folderq\x00tq\x01Ntq\x02."s;
   const DecodedRecord r = decode_record(cls + "}q\x03."s);
   EXPECT_EQ(r.class_name, "OFS.Folder.Folder");
   EXPECT_EQ(r.json, "{}");
@@ -134,8 +145,9 @@ TEST(PickleLegacy, ZopeTwoClassNameTuple) {
 
 TEST(PickleLegacy, Python2Datetime) {
   // datetime pickled by Python 2: the state is a Python 2 str.
-  const std::string state = "cdatetime\ndatetime\nq\x02U\x0a\x07\xd0\x01\x02\x03\x04\x05\x00\x00\x01"
-                            "q\x03\x85q\x04Rq\x05."s;
+  const std::string state =
+      "cdatetime\ndatetime\nq\x02U\x0a\x07\xd0\x01\x02\x03\x04\x05\x00\x00\x01"
+      "q\x03\x85q\x04Rq\x05."s;
   EXPECT_EQ(decode_record("(cmyapp\nItem\nq\x00Ntq\x01."s + state).json,
             R"J("2000-01-02T03:04:05.000001")J");
 }
@@ -143,12 +155,24 @@ TEST(PickleLegacy, Python2Datetime) {
 TEST(PickleLegacy, Python3Protocol2BytesViaCodecs) {
   // Python 3 writes bytes in protocol 2 as _codecs.encode(text, 'latin1').
   const std::string payload = "X\x0b\x00\x00\x00\x07\xc3\xa8\x04\x09\x03\x27\x00\x00\x00\x00"s;
-  const std::string state = "\x80\x02" "cdatetime\ndatetime\nq\x02" "c_codecs\nencode\nq\x03"s + payload +
-                            "X\x06\x00\x00\x00latin1\x86q\x04Rq\x05\x85q\x06Rq\x07."s;
-  EXPECT_EQ(decode_record("\x80\x02" "cmyapp\nItem\nq\x00."s + state).json,
+  const std::string state =
+      "\x80\x02"
+      "cdatetime\ndatetime\nq\x02"
+      "c_codecs\nencode\nq\x03"s +
+      payload + "X\x06\x00\x00\x00latin1\x86q\x04Rq\x05\x85q\x06Rq\x07."s;
+  EXPECT_EQ(decode_record("\x80\x02"
+                          "cmyapp\nItem\nq\x00."s +
+                          state)
+                .json,
             R"J("2024-04-09T03:39:00")J");
-  const std::string raw = "\x80\x02" "c_codecs\nencode\nX\x02\x00\x00\x00\xc3\xbfX\x06\x00\x00\x00latin1\x86R."s;
-  EXPECT_EQ(decode_record("\x80\x02" "cmyapp\nItem\n."s + raw).json, R"J({"::":"hex","hex":"ff"})J");
+  const std::string raw =
+      "\x80\x02"
+      "c_codecs\nencode\nX\x02\x00\x00\x00\xc3\xbfX\x06\x00\x00\x00latin1\x86R."s;
+  EXPECT_EQ(decode_record("\x80\x02"
+                          "cmyapp\nItem\n."s +
+                          raw)
+                .json,
+            R"J({"::":"hex","hex":"ff"})J");
 }
 
 }  // namespace

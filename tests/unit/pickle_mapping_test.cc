@@ -18,7 +18,8 @@ using namespace testing::pk;
 std::string state(const std::string& ops, const DecodeOptions& o = {}) { return json_of(ops, o); }
 
 TEST(PickleMapping, TopLevelStateAndClassName) {
-  const DecodedRecord r = decode_record(record(dict_of({str("a"), integer(1)}), "app.models", "Doc"));
+  const DecodedRecord r =
+      decode_record(record(dict_of({str("a"), integer(1)}), "app.models", "Doc"));
   EXPECT_EQ(r.class_name, "app.models.Doc");
   EXPECT_EQ(r.json, R"J({"a":1})J");
   EXPECT_EQ(r.ghost_pickle, class_pickle("app.models", "Doc"));
@@ -32,8 +33,10 @@ TEST(PickleMapping, NoneBoolIntFloat) {
   EXPECT_EQ(state(integer(7)), "7");
   EXPECT_EQ(state(integer(-7)), "-7");
   EXPECT_EQ(state(integer(70000)), "70000");
-  EXPECT_EQ(state(long1(std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8))), "9223372036854775807");
-  EXPECT_EQ(state(long1(std::string("\x00\x00\x00\x00\x00\x00\x00\x80", 8))), "-9223372036854775808");
+  EXPECT_EQ(state(long1(std::string("\xff\xff\xff\xff\xff\xff\xff\x7f", 8))),
+            "9223372036854775807");
+  EXPECT_EQ(state(long1(std::string("\x00\x00\x00\x00\x00\x00\x00\x80", 8))),
+            "-9223372036854775808");
   EXPECT_EQ(state(binfloat(1.5)), "1.5");
   EXPECT_EQ(state(binfloat(63.0)), "63.0");
   EXPECT_EQ(state(binfloat(0.1 + 0.2)), "0.30000000000000004");
@@ -62,8 +65,7 @@ TEST(PickleMapping, IntegersBeyond64BitsAreExactDigits) {
 
 TEST(PickleMapping, StringsKeepCharactersOutsideTheBmp) {
   EXPECT_EQ(state(str("caf\xc3\xa9 \xf0\x9f\x98\x80")), "\"caf\xc3\xa9 \xf0\x9f\x98\x80\"");
-  EXPECT_EQ(state(str("tab\there \"q\" back\\slash\n")),
-            R"J("tab\there \"q\" back\\slash\n")J");
+  EXPECT_EQ(state(str("tab\there \"q\" back\\slash\n")), R"J("tab\there \"q\" back\\slash\n")J");
   EXPECT_EQ(state(str(std::string("\x01\x1f", 2))), R"J("\u0001\u001f")J");
 }
 
@@ -116,8 +118,8 @@ TEST(PickleMapping, DictWithOtherKeysIsAnItemList) {
 }
 
 TEST(PickleMapping, SetsAreSortedArrays) {
-  const std::string set4 = proto(4) + op(0x8f) + mark() + integer(3) + integer(1) + integer(20) +
-                           op(0x90);
+  const std::string set4 =
+      proto(4) + op(0x8f) + mark() + integer(3) + integer(1) + integer(20) + op(0x90);
   EXPECT_EQ(state(set4), "[1,3,20]");
   const std::string frozen4 = proto(4) + mark() + str("b") + str("a") + str("c") + op(0x91);
   EXPECT_EQ(state(frozen4), R"J(["a","b","c"])J");
@@ -170,8 +172,8 @@ TEST(PickleMapping, DatetimeWithTimezone) {
             R"J("::()":[{"::":"datetime.timedelta","::()":[0,3600,0]}]},)J"
             R"J("iso":"2024-04-09T03:39:00+01:00"})J");
   // timezone(timedelta(-1, 81000)) is UTC-01:30
-  const std::string minus = global("datetime", "timezone") + global("datetime", "timedelta") +
-                            "J" + le(static_cast<uint64_t>(-1), 4) + integer(81000) + integer(0) +
+  const std::string minus = global("datetime", "timezone") + global("datetime", "timedelta") + "J" +
+                            le(static_cast<uint64_t>(-1), 4) + integer(81000) + integer(0) +
                             tuple3() + reduce() + tuple1() + reduce();
   EXPECT_NE(state(global("datetime", "datetime") + dt + minus + tuple2() + reduce())
                 .find(R"J("iso":"2024-04-09T03:39:00-01:30")J"),
@@ -223,7 +225,8 @@ TEST(PickleMapping, Uuid) {
   // uuid.UUID('12345678-1234-5678-1234-567812345678'): NEWOBJ then BUILD {'int': …}.
   std::string le_bytes;
   const std::string hex = "12345678123456781234567812345678";
-  for (int i = 30; i >= 0; i -= 2) le_bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  for (int i = 30; i >= 0; i -= 2)
+    le_bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
   EXPECT_EQ(state(global("uuid", "UUID") + ")" + newobj() + dict_of({str("int"), long1(le_bytes)}) +
                   build()),
             R"J({"::":"uuid.UUID","int":24197857161011715162171839636988778104,)J"
@@ -231,29 +234,28 @@ TEST(PickleMapping, Uuid) {
 }
 
 TEST(PickleMapping, PersistentReference) {
-  const DecodedRecord r = decode_record(record(dict_of({
-      str("a"), ref(42, "persistent.mapping", "PersistentMapping"),
-      str("b"), oid(7) + binpersid(),
-      str("c"), oid(42) + none() + tuple2() + binpersid()})));
-  EXPECT_EQ(r.json,
-            R"J({"a":{"::":"persistent","id":[42,"persistent.mapping.PersistentMapping"],"::=>":42},)J"
-            R"J("b":{"::":"persistent","id":7,"::=>":7},"c":{"::":"persistent","id":42,"::=>":42}})J");
+  const DecodedRecord r = decode_record(
+      record(dict_of({str("a"), ref(42, "persistent.mapping", "PersistentMapping"), str("b"),
+                      oid(7) + binpersid(), str("c"), oid(42) + none() + tuple2() + binpersid()})));
+  EXPECT_EQ(
+      r.json,
+      R"J({"a":{"::":"persistent","id":[42,"persistent.mapping.PersistentMapping"],"::=>":42},)J"
+      R"J("b":{"::":"persistent","id":7,"::=>":7},"c":{"::":"persistent","id":42,"::=>":42}})J");
   EXPECT_EQ(r.refs, (std::vector<Oid>{Oid(7), Oid(42)}));
 }
 
 TEST(PickleMapping, WeakAndCrossDatabaseReferences) {
-  const DecodedRecord r = decode_record(record(dict_of({
-      str("w"), list_of({str("w"), oid(5) + tuple1()}) + binpersid(),
-      str("m"), list_of({str("m"), str("other") + oid(6) + global("app", "Doc") + tuple3()}) +
-                    binpersid(),
-      str("n"), list_of({str("n"), str("other") + oid(7) + tuple2()}) + binpersid()})));
-  EXPECT_EQ(r.json,
-            R"J({"w":{"::":"persistent","kind":"w","::=>":5},)J"
-            R"J("m":{"::":"persistent","kind":"m","db":"other","::=>":6},)J"
-            R"J("n":{"::":"persistent","kind":"n","db":"other","::=>":7}})J");
+  const DecodedRecord r = decode_record(record(dict_of(
+      {str("w"), list_of({str("w"), oid(5) + tuple1()}) + binpersid(), str("m"),
+       list_of({str("m"), str("other") + oid(6) + global("app", "Doc") + tuple3()}) + binpersid(),
+       str("n"), list_of({str("n"), str("other") + oid(7) + tuple2()}) + binpersid()})));
+  EXPECT_EQ(r.json, R"J({"w":{"::":"persistent","kind":"w","::=>":5},)J"
+                    R"J("m":{"::":"persistent","kind":"m","db":"other","::=>":6},)J"
+                    R"J("n":{"::":"persistent","kind":"n","db":"other","::=>":7}})J");
   // Like ZODB's referencesf: weak and cross-database references keep nothing alive here.
   EXPECT_TRUE(r.refs.empty());
-  EXPECT_TRUE(scan_references(record(list_of({str("w"), oid(5) + tuple1()}) + binpersid())).empty());
+  EXPECT_TRUE(
+      scan_references(record(list_of({str("w"), oid(5) + tuple1()}) + binpersid())).empty());
 }
 
 TEST(PickleMapping, OtherInstances) {
@@ -262,16 +264,15 @@ TEST(PickleMapping, OtherInstances) {
                   dict_of({str("label"), str("p")}) + build()),
             R"J({"::":"app.Point","::()":[1,2],"label":"p"})J");
   // NEWOBJ without arguments and a dict state.
-  EXPECT_EQ(state(global("app", "Doc") + ")" + newobj() + dict_of({str("title"), str("t")}) +
-                  build()),
-            R"J({"::":"app.Doc","title":"t"})J");
+  EXPECT_EQ(
+      state(global("app", "Doc") + ")" + newobj() + dict_of({str("title"), str("t")}) + build()),
+      R"J({"::":"app.Doc","title":"t"})J");
   // A state that is not a dict.
   EXPECT_EQ(state(global("app", "Cell") + ")" + newobj() + integer(5) + build()),
             R"J({"::":"app.Cell","state":5})J");
   // (dict, slots) states are merged.
-  EXPECT_EQ(state(global("app", "Slotted") + ")" + newobj() +
-                  dict_of({str("a"), integer(1)}) + dict_of({str("b"), integer(2)}) + tuple2() +
-                  build()),
+  EXPECT_EQ(state(global("app", "Slotted") + ")" + newobj() + dict_of({str("a"), integer(1)}) +
+                  dict_of({str("b"), integer(2)}) + tuple2() + build()),
             R"J({"::":"app.Slotted","a":1,"b":2})J");
   EXPECT_EQ(state(global("app", "Slotted") + ")" + newobj() + none() +
                   dict_of({str("b"), integer(2)}) + tuple2() + build()),
@@ -301,8 +302,7 @@ TEST(PickleMapping, CyclesUseIds) {
   EXPECT_EQ(state("]" + put(1) + get(1) + "a"),
             R"J({"::":"shared","::id":0,"value":[{"::->":0}]})J");
   // d = {}; d['self'] = d
-  EXPECT_EQ(state("}" + put(1) + str("self") + get(1) + "s"),
-            R"J({"::id":0,"self":{"::->":0}})J");
+  EXPECT_EQ(state("}" + put(1) + str("self") + get(1) + "s"), R"J({"::id":0,"self":{"::->":0}})J");
   // o = Node(); o.parent_of = [o]
   EXPECT_EQ(state(global("app", "Node") + ")" + newobj() + put(1) +
                   dict_of({str("kids"), list_of({get(1)})}) + build()),
@@ -320,7 +320,8 @@ TEST(PickleMapping, BTreesBucketAndTree) {
                     R"J({"::":"persistent","id":[9,"BTrees.IOBTree.IOBucket"],"::=>":9}})J");
   EXPECT_EQ(r.refs, std::vector<Oid>{Oid(9)});
   // A small tree keeps its bucket inline: ((bucket_state,),)
-  r = decode_record(record(bucket_state + tuple1() + tuple1() + tuple1(), "BTrees.IOBTree", "IOBTree"));
+  r = decode_record(
+      record(bucket_state + tuple1() + tuple1() + tuple1(), "BTrees.IOBTree", "IOBTree"));
   EXPECT_EQ(r.json, R"J({"::items":{"1":"one","2":"two"}})J");
   // Keys that are neither str nor int: a list of pairs.
   r = decode_record(record(tuple_of({tuple_of({integer(1)}), str("v")}) + tuple1(),
@@ -334,14 +335,15 @@ TEST(PickleMapping, BTreesBucketAndTree) {
                                      ref(4, "BTrees.LOBTree", "LOBucket")}) +
                                ref(3, "BTrees.LOBTree", "LOBucket") + tuple2(),
                            "BTrees.LOBTree", "LOBTree"));
-  EXPECT_EQ(r.json, R"J({"::children":[{"::":"persistent","id":[3,"BTrees.LOBTree.LOBucket"],"::=>":3},)J"
-                    R"J(100,{"::":"persistent","id":[4,"BTrees.LOBTree.LOBucket"],"::=>":4}],)J"
-                    R"J("::first":{"::":"persistent","id":[3,"BTrees.LOBTree.LOBucket"],"::=>":3}})J");
+  EXPECT_EQ(r.json,
+            R"J({"::children":[{"::":"persistent","id":[3,"BTrees.LOBTree.LOBucket"],"::=>":3},)J"
+            R"J(100,{"::":"persistent","id":[4,"BTrees.LOBTree.LOBucket"],"::=>":4}],)J"
+            R"J("::first":{"::":"persistent","id":[3,"BTrees.LOBTree.LOBucket"],"::=>":3}})J");
 }
 
 TEST(PickleMapping, BTreesSets) {
-  DecodedRecord r = decode_record(record(tuple_of({str("a"), str("b")}) + tuple1(),
-                                         "BTrees.OOBTree", "OOSet"));
+  DecodedRecord r =
+      decode_record(record(tuple_of({str("a"), str("b")}) + tuple1(), "BTrees.OOBTree", "OOSet"));
   EXPECT_EQ(r.json, R"J({"::keys":["a","b"]})J");
   r = decode_record(record(tuple_of({integer(1), integer(5)}) + tuple1() + tuple1() + tuple1(),
                            "BTrees.IIBTree", "IITreeSet"));
@@ -373,7 +375,9 @@ TEST(PickleMapping, ReplaceNulForJsonb) {
   DecodeOptions o;
   EXPECT_EQ(state(str(std::string("a\0b", 3)), o), R"J("a\u0000b")J");
   o.replace_nul = true;
-  EXPECT_EQ(state(str(std::string("a\0b", 3)), o), "\"a\xef\xbf\xbd" "b\"");
+  EXPECT_EQ(state(str(std::string("a\0b", 3)), o),
+            "\"a\xef\xbf\xbd"
+            "b\"");
 }
 
 }  // namespace

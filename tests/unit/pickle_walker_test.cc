@@ -35,7 +35,8 @@ TEST(PickleWalker, MemoIsSharedBetweenClassAndStatePickles) {
 
 TEST(PickleWalker, ClassPickleForms) {
   // GLOBAL alone, (GLOBAL, None), (GLOBAL, args) and protocol 4's STACK_GLOBAL.
-  EXPECT_EQ(decode_record(class_pickle("a.b", "C") + proto(3) + none() + stop()).class_name, "a.b.C");
+  EXPECT_EQ(decode_record(class_pickle("a.b", "C") + proto(3) + none() + stop()).class_name,
+            "a.b.C");
   EXPECT_EQ(decode_record(proto(2) + global("a.b", "C") + none() + tuple2() + stop() + proto(2) +
                           none() + stop())
                 .class_name,
@@ -56,8 +57,8 @@ TEST(PickleWalker, Protocol4And5Opcodes) {
                            "b8" + op(0x96) + le(3, 8) + "arr" + tuple_of({});
   const std::string framed = proto(4) + op(0x95) + le(body.size(), 8) + mark() + body + "t";
   EXPECT_EQ(state(framed), R"J(["s","u8","b8","arr",[]])J");
-  EXPECT_EQ(state(proto(4) + short_str("app") + short_str("Doc") + op(0x93) + tuple_of({integer(1)}) +
-                  dict_of({str("k"), integer(2)}) + op(0x92)),
+  EXPECT_EQ(state(proto(4) + short_str("app") + short_str("Doc") + op(0x93) +
+                  tuple_of({integer(1)}) + dict_of({str("k"), integer(2)}) + op(0x92)),
             R"J({"::":"app.Doc","::()":[1],"::kw":{"k":2}})J");
   EXPECT_EQ(state(proto(4) + short_str("app") + short_str("Doc") + op(0x93) + ")" + "}" + op(0x92)),
             R"J({"::":"app.Doc"})J");
@@ -94,10 +95,10 @@ TEST(PickleWalker, TrailingBytesAfterTheStatePickleAreIgnored) {
 }
 
 TEST(PickleWalker, ScannerMatchesDecoder) {
-  const std::string rec = record(dict_of({
-      str("a"), ref(3, "app", "A"),
-      str("b"), list_of({ref(1, "app", "B"), oid(2) + binpersid(), ref(3, "app", "A")}),
-      str("p2"), "(U\x08"s + be64(4) + "t" + binpersid()}));
+  const std::string rec =
+      record(dict_of({str("a"), ref(3, "app", "A"), str("b"),
+                      list_of({ref(1, "app", "B"), oid(2) + binpersid(), ref(3, "app", "A")}),
+                      str("p2"), "(U\x08"s + be64(4) + "t" + binpersid()}));
   const DecodedRecord r = decode_record(rec);
   EXPECT_EQ(r.refs, (std::vector<Oid>{Oid(1), Oid(2), Oid(3), Oid(4)}));
   EXPECT_EQ(scan_references(rec), r.refs);

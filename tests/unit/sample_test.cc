@@ -1,4 +1,6 @@
 // `relstore sample`: a reproducible content tree that reads back as a valid Data.fs.
+#include "relstore/sample.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -6,7 +8,6 @@
 #include <sstream>
 
 #include "relstore/filestorage.h"
-#include "relstore/sample.h"
 #include "relstore/timestamp.h"
 #include "sample/pickle_writer.h"
 #include "support/temp_dir.h"
@@ -59,7 +60,8 @@ TEST(Sample, ReadsBackWithEveryRecordAndObject) {
     sizes.insert(t.records.size());
     for (const auto& r : t.records) {
       ASSERT_TRUE(r.data);
-      EXPECT_EQ(r.data->substr(0, 3), std::string("\x80\x03" "c"));
+      EXPECT_EQ(r.data->substr(0, 3), std::string("\x80\x03"
+                                                  "c"));
       EXPECT_EQ(r.data->back(), '.');
       bytes += r.data->size();
       oids.insert(r.oid);

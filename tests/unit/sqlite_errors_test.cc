@@ -1,10 +1,9 @@
-#include "adapters/sqlite/errors.h"
-
 #include <gtest/gtest.h>
 
 #include <functional>
 #include <typeinfo>
 
+#include "adapters/sqlite/errors.h"
 #include "relstore/errors.h"
 
 namespace relstore::sqlite {

@@ -52,12 +52,13 @@ void make_baseline(const std::string& dir, bool keep_history) {
   const Migration& baseline = migrations_for("sqlite").front();
   for (const auto& stmt : migration_statements(baseline.text, keep_history)) {
     ASSERT_EQ(sqlite3_exec(db, stmt.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db) << "\n" << stmt;
+        << sqlite3_errmsg(db) << "\n"
+        << stmt;
   }
-  ASSERT_EQ(sqlite3_exec(db,
-                         "INSERT INTO relstore_schema VALUES (1, 'baseline', '2026-01-01T00:00:00Z')",
-                         nullptr, nullptr, nullptr),
-            SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(db, "INSERT INTO relstore_schema VALUES (1, 'baseline', '2026-01-01T00:00:00Z')",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
   sqlite3_close(db);
 }
 

@@ -21,7 +21,8 @@ TEST(TimeStamp, FromDateMatchesZodb) {
   // trunc(seconds * 2**32 / 60).
   const TimeStamp ts(2021, 5, 3, 16, 23, 49.888861);
   EXPECT_EQ(ts.raw() >> 32, 0x03dfd117ULL);
-  EXPECT_NEAR(static_cast<double>(ts.raw() & 0xffffffffu), 0xd4dbf099, 72.0);  // within one microsecond
+  EXPECT_NEAR(static_cast<double>(ts.raw() & 0xffffffffu), 0xd4dbf099,
+              72.0);  // within one microsecond
   EXPECT_EQ(ts.str(), "2021-05-03 16:23:49.888861");
 }
 
@@ -60,8 +61,8 @@ TEST(TimeStamp, LaterThanCarriesIntoTheNextMinuteAndMonth) {
 
 TEST(TimeStamp, NextTidIsStrictlyIncreasing) {
   const Tid last(0x03dfd117d4dbf099ULL);
-  EXPECT_GT(next_tid(1620059029.0, last), last);     // clock behind the last TID
-  EXPECT_GT(next_tid(1700000000.0, last), last);     // clock ahead
+  EXPECT_GT(next_tid(1620059029.0, last), last);  // clock behind the last TID
+  EXPECT_GT(next_tid(1700000000.0, last), last);  // clock ahead
   EXPECT_EQ(next_tid(1620059029.0, last), Tid(last.value() + 1));
 }
 

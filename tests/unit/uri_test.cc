@@ -15,9 +15,7 @@ TEST(Uri, SqliteAbsoluteAndRelative) {
   EXPECT_EQ(StorageUri::parse("sqlite://localhost/tmp/x").database, "/tmp/x");
 }
 
-TEST(Uri, SqliteRejectsAHost) {
-  EXPECT_THROW(StorageUri::parse("sqlite://var/db"), ConfigError);
-}
+TEST(Uri, SqliteRejectsAHost) { EXPECT_THROW(StorageUri::parse("sqlite://var/db"), ConfigError); }
 
 TEST(Uri, PostgresqlFull) {
   auto u = StorageUri::parse("postgresql://zope:s%40cret@db.example:5433/plone?history=free");
@@ -75,7 +73,8 @@ TEST(Uri, PasswordsNeverAppear) {
 TEST(Uri, RedactSecretsInFreeText) {
   EXPECT_EQ(redact_secrets("host=x password='a b' user=z"), "host=x password=*** user=z");
   EXPECT_EQ(redact_secrets("PASSWORD = hunter2&next=1"), "PASSWORD = ***&next=1");
-  EXPECT_EQ(redact_secrets("failed: postgresql://u:secret@h:5/db"), "failed: postgresql://u:***@h:5/db");
+  EXPECT_EQ(redact_secrets("failed: postgresql://u:secret@h:5/db"),
+            "failed: postgresql://u:***@h:5/db");
   EXPECT_EQ(redact_secrets("sqlite:///a/b:c@d"), "sqlite:///a/b:c@d");
   EXPECT_EQ(redact_secrets("no secrets here"), "no secrets here");
   EXPECT_EQ(redact_secrets("mypasswordfield=1"), "mypasswordfield=1");
