@@ -4,6 +4,7 @@
 
 #include <cctype>
 
+#include "relstore/errors.h"
 #include "relstore/json_mirror.h"
 #include "relstore/storage.h"
 #include "support/server_db.h"

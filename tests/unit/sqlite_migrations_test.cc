@@ -49,7 +49,8 @@ void make_baseline(const std::string& dir, bool keep_history) {
   sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
   const std::string version_table(embedded_sql("sql/sqlite/schema_version.sql"));
   ASSERT_EQ(sqlite3_exec(db, version_table.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
-  const Migration& baseline = migrations_for("sqlite").front();
+  const std::vector<Migration> all = migrations_for("sqlite");
+  const Migration& baseline = all.front();
   for (const auto& stmt : migration_statements(baseline.text, keep_history)) {
     ASSERT_EQ(sqlite3_exec(db, stmt.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
         << sqlite3_errmsg(db) << "\n"
