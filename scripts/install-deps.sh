@@ -6,7 +6,7 @@ set -euo pipefail
 
 build_packages=(
   build-essential cmake ninja-build pkg-config
-  libsqlite3-dev libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libsqlite3-dev sqlite3 libssl-dev zlib1g-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   libpqxx-dev libpq-dev libmysqlcppconn-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # README command 1: installs what is needed, builds the `relstore` tool, and runs the main
 # job on the embedded default (SQLite) in ./var/quickstart: generates a sample ZODB
-# FileStorage, converts it into SQLite (checking the copy), shows `relstore info`, and
-# runs a short benchmark. Needs nothing beyond this clone.
+# FileStorage, converts it into SQLite (checking the copy), shows `relstore info`, turns on
+# the JSON mirror and queries it with SQL (sqlite3), and runs a short benchmark. Needs
+# nothing beyond this clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +23,21 @@ $relstore convert "file:$dir/Data.fs" "sqlite:$dir/db" --verify
 echo
 echo "== relstore info sqlite:$dir/db =="
 $relstore info "sqlite:$dir/db"
+echo
+echo "== relstore json-mirror enable sqlite:$dir/db =="
+$relstore json-mirror enable "sqlite:$dir/db"
+echo
+# Two of docs/json-mirror.md's worked examples, on the database just converted.
+echo "== SQL: objects by class (sqlite3 $dir/db/main.sqlite3) =="
+sqlite3 -header -column "$dir/db/main.sqlite3" \
+  "SELECT class_name, COUNT(*) AS objects FROM object_json GROUP BY class_name
+   ORDER BY objects DESC;"
+echo
+echo "== SQL: the five most viewed documents =="
+sqlite3 -header -column "$dir/db/main.sqlite3" \
+  "SELECT zoid, json_extract(state, '$.title') AS title, json_extract(state, '$.views') AS views
+   FROM object_json WHERE class_name = 'myapp.content.Document'
+   ORDER BY views DESC LIMIT 5;"
 echo
 echo "== relstore bench sqlite:$dir/bench =="
 $relstore bench "sqlite:$dir/bench" --transactions 100
