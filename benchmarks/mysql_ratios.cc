@@ -35,21 +35,13 @@
 
 #include "relstore/storage.h"
 #include "relstore/uri.h"
+#include "stats.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace bench;
 using relstore::Oid;
 using relstore::Tid;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-double micros(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
 
 std::unique_ptr<sql::Connection> raw_connect(const relstore::StorageUri& u, const std::string& db) {
   sql::ConnectOptionsMap o;
@@ -291,13 +283,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    char date[16];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    const std::string date = today();
     std::printf(
         "MySQL/MariaDB, %d objects of 300 bytes, %d load rounds, %d write transactions "
         "per size (%s)\n\n",
-        objects, rounds, txns, date);
+        objects, rounds, txns, date.c_str());
     std::printf(
         "| mode | measure | relstore | raw | ratio | round trips |\n"
         "|---|---|---:|---:|---:|---:|\n");

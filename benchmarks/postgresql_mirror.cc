@@ -24,70 +24,16 @@
 #include <string>
 #include <vector>
 
+#include "pg_raw.h"
 #include "relstore/json_mirror.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
+#include "stats.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace bench;
 using relstore::MirrorMode;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-double mean(const std::vector<double>& v) {
-  double sum = 0;
-  for (double x : v) sum += x;
-  return v.empty() ? 0 : sum / static_cast<double>(v.size());
-}
-
-[[noreturn]] void die(const std::string& what, PGconn* c) {
-  std::fprintf(stderr, "postgresql_mirror: %s: %s\n", what.c_str(), c ? PQerrorMessage(c) : "");
-  std::exit(1);
-}
-
-void exec(PGconn* c, const std::string& sql) {
-  PGresult* r = PQexec(c, sql.c_str());
-  const auto st = PQresultStatus(r);
-  PQclear(r);
-  if (st == PGRES_FATAL_ERROR) die(sql, c);
-}
-
-PGconn* connect(const std::string& uri) {
-  const std::string plain = uri.substr(0, uri.find('?'));  // without relstore's options
-  PGconn* c = PQconnectdb(plain.c_str());
-  if (PQstatus(c) != CONNECTION_OK) die("connecting", c);
-  return c;
-}
-
-std::string with_database(const std::string& uri, const std::string& db) {
-  const size_t slash = uri.find('/', uri.find("://") + 3);
-  return uri.substr(0, slash) + "/" + db;
-}
-
-std::string database_of(const std::string& uri) {
-  const size_t slash = uri.find('/', uri.find("://") + 3);
-  const size_t q = uri.find('?');
-  return uri.substr(slash + 1, q == std::string::npos ? std::string::npos : q - slash - 1);
-}
-
-// A database of the benchmark's own, emptied; returns its relstore URI.
-std::string bench_database(const std::string& server, bool hp) {
-  const std::string name = database_of(server) + (hp ? "_mirror_hp" : "_mirror_hf");
-  PGconn* admin = connect(server);
-  PGresult* r = PQexec(admin, ("SELECT 1 FROM pg_database WHERE datname = '" + name + "'").c_str());
-  const bool exists = PQntuples(r) > 0;
-  PQclear(r);
-  if (!exists) exec(admin, "CREATE DATABASE \"" + name + "\"");
-  PQfinish(admin);
-  const std::string uri =
-      with_database(server, name) + (hp ? "?history=preserving" : "?history=free");
-  relstore::open_storage(uri)->zap_all();
-  return uri;
-}
 
 // The documents of the sample, with their states and serials.
 struct Documents {
@@ -184,19 +130,17 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::mt19937 rng(42);
-  char date[16];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  const std::string date = today();
   std::printf(
       "PostgreSQL, in-commit JSON mirror vs off, %d sample objects, %d transactions of "
       "20 documents per mode (%s)\n\n",
-      objects, transactions, date);
+      objects, transactions, date.c_str());
   std::printf(
       "| commit of 20 documents | mirror off (µs, median) | in-commit (µs, median) | overhead "
       "(medians) | overhead (means) |\n");
   std::printf("|---|---:|---:|---:|---:|\n");
   for (bool hp : {false, true}) {
-    const std::string uri = bench_database(server, hp);
+    const std::string uri = bench_database(server, "_mirror", hp);
     relstore::SampleOptions o;
     o.objects = static_cast<uint64_t>(objects);
     relstore::write_sample(uri, o);

@@ -30,70 +30,13 @@
 #include <string>
 #include <vector>
 
+#include "pg_raw.h"
 #include "relstore/storage.h"
+#include "stats.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double micros(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-[[noreturn]] void die(const std::string& what, PGconn* c) {
-  std::fprintf(stderr, "postgresql_ratios: %s: %s\n", what.c_str(), c ? PQerrorMessage(c) : "");
-  std::exit(1);
-}
-
-// Runs `sql` (simple query) and drops its results; exits on error.
-void exec(PGconn* c, const std::string& sql) {
-  if (!PQsendQuery(c, sql.c_str())) die(sql, c);
-  while (PGresult* r = PQgetResult(c)) {
-    const auto st = PQresultStatus(r);
-    PQclear(r);
-    if (st == PGRES_FATAL_ERROR) die(sql, c);
-  }
-}
-
-PGconn* connect(const std::string& uri) {
-  // libpq takes URIs; relstore's own options must not reach it.
-  const std::string plain = uri.substr(0, uri.find('?'));
-  PGconn* c = PQconnectdb(plain.c_str());
-  if (PQstatus(c) != CONNECTION_OK) die("connecting", c);
-  return c;
-}
-
-// `uri` with its database replaced.
-std::string with_database(const std::string& uri, const std::string& db) {
-  const size_t slash = uri.find('/', uri.find("://") + 3);
-  return uri.substr(0, slash) + "/" + db;
-}
-
-std::string database_of(const std::string& uri) {
-  const size_t slash = uri.find('/', uri.find("://") + 3);
-  return uri.substr(slash + 1, uri.find('?') == std::string::npos ? std::string::npos
-                                                                  : uri.find('?') - slash - 1);
-}
-
-// A database of the benchmark's own, emptied; returns its relstore URI.
-std::string bench_database(const std::string& server, bool hp) {
-  const std::string name = database_of(server) + (hp ? "_ratios_hp" : "_ratios_hf");
-  PGconn* admin = connect(server);
-  PGresult* r = PQexec(admin, ("SELECT 1 FROM pg_database WHERE datname = '" + name + "'").c_str());
-  const bool exists = PQntuples(r) > 0;
-  PQclear(r);
-  if (!exists) exec(admin, "CREATE DATABASE \"" + name + "\"");
-  PQfinish(admin);
-  const std::string uri =
-      with_database(server, name) + (hp ? "?history=preserving" : "?history=free");
-  relstore::open_storage(uri)->zap_all();
-  return uri;
-}
+using namespace bench;
 
 void put_be(std::string& out, uint64_t v, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -236,7 +179,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string payload(300, 'p');
-  const std::string hf_uri = bench_database(server, false);
+  const std::string hf_uri = bench_database(server, "_ratios", false);
   auto storage = relstore::open_storage(hf_uri + "&cache_mb=0");
   auto inst = storage->new_instance();
 
@@ -308,7 +251,7 @@ int main(int argc, char** argv) {
   PQfinish(raw);
 
   // History-preserving medians (relstore only).
-  const std::string hp_uri = bench_database(server, true);
+  const std::string hp_uri = bench_database(server, "_ratios", true);
   auto hp_storage = relstore::open_storage(hp_uri);
   auto hp = hp_storage->new_instance();
   std::vector<relstore::Oid> twenty, one{relstore::Oid(21)};
@@ -326,14 +269,12 @@ int main(int argc, char** argv) {
     hp_rs1.push_back(micros(t0));
   }
 
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  const std::string date = today();
   const double rl = median(relstore_load), xl = median(raw_load);
   std::printf(
       "PostgreSQL, %d objects of %zu bytes, %d load rounds, %d write transactions "
       "of each kind (%s, sink %zu)\n\n",
-      objects, payload.size(), rounds, writes, date, sink % 10);
+      objects, payload.size(), rounds, writes, date.c_str(), sink % 10);
   std::printf("| measure (history-free) | relstore | raw libpq | ratio |\n|---|---:|---:|---:|\n");
   std::printf("| load, uncached (µs/object, median of rounds) | %.1f | %.1f | %.2f× |\n", rl, xl,
               rl / xl);

@@ -18,15 +18,11 @@
 #include <vector>
 
 #include "relstore/storage.h"
+#include "stats.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using namespace bench;
 
 void check(int rc, sqlite3* db) {
   if (rc != SQLITE_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) {
