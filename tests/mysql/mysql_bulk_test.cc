@@ -25,23 +25,6 @@ void convert_into(const std::string& src, const std::string& dst, bool increment
   convert(o);
 }
 
-// Rewrites oids 10..19 with their own bytes and deletes 30..34 in one transaction.
-void change_source(const std::string& src) {
-  auto st = open_storage(src);
-  auto inst = st->new_instance();
-  TransactionMetaData txn{"", "changes", ""};
-  inst->tpc_begin(txn);
-  for (uint64_t oid = 10; oid < 20; ++oid) {
-    const auto r = inst->load(Oid(oid));
-    inst->store(Oid(oid), r.tid, r.data, txn);
-  }
-  for (uint64_t oid = 30; oid < 35; ++oid) {
-    inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
-  }
-  inst->tpc_vote(txn);
-  inst->tpc_finish(txn);
-}
-
 TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
   ::relstore::testing::TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
@@ -57,7 +40,7 @@ TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
       "FROM object_state WHERE zoid = 10");
   conn->exec("COMMIT");
   ASSERT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk"), 1);
-  change_source(src);
+  ::relstore::testing::update_and_delete_some(src);
   convert_into(src, dst, true);
   EXPECT_EQ(::relstore::testing::storage_differences(src, dst), std::vector<std::string>{});
   EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk"), 0);
@@ -75,7 +58,7 @@ TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   write_sample(src, o);
   const std::string dst = fresh_database("bulk_hp", "?history=preserving");
   convert_into(src, dst, false);
-  change_source(src);
+  ::relstore::testing::update_and_delete_some(src);
   convert_into(src, dst, true);
   EXPECT_EQ(::relstore::testing::storage_differences(src, dst), std::vector<std::string>{});
   auto inst = open_storage(dst)->new_instance();

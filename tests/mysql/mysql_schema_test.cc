@@ -12,6 +12,7 @@
 #include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
+#include "support/cli_run.h"
 
 namespace relstore::mysql::testing {
 namespace {
@@ -439,16 +440,10 @@ TEST_F(MysqlSchema, MigrateSeesTheBaselineAppliedAndAdoptsRelStorageDatabases) {
 }
 
 TEST_F(MysqlSchema, TheCommandLineExitsWithOneAndAClearMessage) {
-  const std::string cmd = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore info '" +
-                          uri_for(base_.database, base_.user, "Wr0ng-S3cret") + "' 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  const int status = pclose(p);
-  EXPECT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 1) << out;
+  const ::relstore::testing::CliRun r = ::relstore::testing::run_relstore(
+      "info '" + uri_for(base_.database, base_.user, "Wr0ng-S3cret") + "'");
+  const std::string& out = r.out;
+  EXPECT_EQ(r.code, 1) << out;
   EXPECT_NE(out.find("wrong user name or password"), std::string::npos) << out;
   EXPECT_EQ(out.find("Wr0ng-S3cret"), std::string::npos) << out;
 }

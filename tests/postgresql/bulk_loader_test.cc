@@ -106,21 +106,7 @@ TEST_P(PostgresqlBulk, IncrementalLoadsUpdateAndDeleteObjects) {
   write_sample(src, o);
   const std::string dst = db.uri(query());
   convert_into(src, dst, false);
-  {
-    auto st = open_storage(src);
-    auto inst = st->new_instance();
-    TransactionMetaData txn{"", "changes", ""};
-    inst->tpc_begin(txn);
-    for (uint64_t oid = 10; oid < 20; ++oid) {
-      const auto r = inst->load(Oid(oid));
-      inst->store(Oid(oid), r.tid, r.data + "", txn);  // same bytes, new revision
-    }
-    for (uint64_t oid = 30; oid < 35; ++oid) {
-      inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
-    }
-    inst->tpc_vote(txn);
-    inst->tpc_finish(txn);
-  }
+  testing::update_and_delete_some(src);
   const ConvertReport r = convert_into(src, dst, true);
   EXPECT_EQ(r.done.transactions, 1u);
   EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});

@@ -8,28 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "postgresql/pg_support.h"
+#include "support/cli_run.h"
 
 namespace relstore {
 namespace {
 
 using pgtest::TestDatabase;
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+using testing::CliRun;
 
-CliRun relstore(const std::string& args) {
-  const std::string cmd = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun relstore(const std::string& args) { return testing::run_relstore(args); }
 
 std::string quoted(const std::string& uri) { return "'" + uri + "'"; }
 

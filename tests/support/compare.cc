@@ -22,4 +22,20 @@ std::vector<std::string> storage_differences(const std::string& a, const std::st
   return compare_storages(*sa, *sb, 10);
 }
 
+void update_and_delete_some(const std::string& uri) {
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"", "changes", ""};
+  inst->tpc_begin(txn);
+  for (uint64_t oid = 10; oid < 20; ++oid) {
+    const auto r = inst->load(Oid(oid));
+    inst->store(Oid(oid), r.tid, r.data, txn);
+  }
+  for (uint64_t oid = 30; oid < 35; ++oid) {
+    inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
+  }
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+}
+
 }  // namespace relstore::testing

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "relstore/storage.h"
+#include "support/cli_run.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -20,22 +21,9 @@ namespace {
 namespace fs = std::filesystem;
 using testing::TempDir;
 
-struct CliRun {
-  int code = -1;
-  std::string out;  // stdout and stderr together
-};
+using testing::CliRun;
 
-CliRun relstore(const std::string& args) {
-  const std::string cmd = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  CliRun r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun relstore(const std::string& args) { return testing::run_relstore(args); }
 
 // Every file under `dir` with its size, to prove nothing changed.
 std::map<std::string, uintmax_t> snapshot(const fs::path& dir) {
