@@ -1,12 +1,8 @@
 // Bulk loading for `relstore convert` into PostgreSQL (issue #5): batches that resume after
 // a kill, the upsert path for objects a load already wrote, deletions, TIDs the database
 // already has, the OID allocator, and the in-commit JSON mirror caught up afterwards.
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <thread>
 
 #include "backend/registry.h"
 #include "postgresql/pg_support.h"
@@ -56,24 +52,9 @@ TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
   TempDir d;
   const std::string src = sample_file(d, 30000);
   const std::string dst = db.uri(query());
-  const std::string tool = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl(tool.c_str(), tool.c_str(), "convert", "--batch", "500", src.c_str(), dst.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  for (int i = 0; i < 1000; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    try {
-      if (std::stoll(db.scalar("SELECT COUNT(*) FROM object_state")) > 2000) break;
-    } catch (const StorageError&) {
-      // The schema is not there yet.
-    }
-  }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+  testing::convert_killed_when(
+      src, dst, [&] { return std::stoll(db.scalar("SELECT COUNT(*) FROM object_state")) > 2000; },
+      std::chrono::milliseconds(10), std::chrono::milliseconds(10000));
   const std::string partial = db.scalar("SELECT COUNT(*) FROM object_state");
   EXPECT_GT(std::stoll(partial), 0);
 

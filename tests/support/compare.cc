@@ -1,6 +1,13 @@
 #include "support/compare.h"
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <thread>
+
 #include "relstore/convert.h"
+#include "relstore/errors.h"
 #include "relstore/storage.h"
 
 namespace relstore::testing {
@@ -36,6 +43,29 @@ void update_and_delete_some(const std::string& uri) {
   }
   inst->tpc_vote(txn);
   inst->tpc_finish(txn);
+}
+
+void convert_killed_when(const std::string& src, const std::string& dst,
+                         const std::function<bool()>& far_enough, std::chrono::milliseconds poll,
+                         std::chrono::milliseconds give_up) {
+  const std::string tool = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(tool.c_str(), tool.c_str(), "convert", "--batch", "500", src.c_str(), dst.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (auto waited = std::chrono::milliseconds(0); waited < give_up; waited += poll) {
+    std::this_thread::sleep_for(poll);
+    try {
+      if (far_enough()) break;
+    } catch (const StorageError&) {
+      // The schema is not there yet.
+    }
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
 }
 
 }  // namespace relstore::testing

@@ -2,6 +2,8 @@
 // source so that a continued conversion has updates and deletions to carry over.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -14,5 +16,12 @@ std::vector<std::string> storage_differences(const std::string& a, const std::st
 // Commits one transaction to the database at `uri` that stores oids 10..19 again with
 // their own bytes (new revisions) and deletes oids 30..34.
 void update_and_delete_some(const std::string& uri);
+
+// Runs `relstore convert --batch 500 src dst` in a child process and kills it (SIGKILL, as
+// a crash would) once `far_enough` says so — asked every `poll` until `give_up` — or when
+// the time is up. `far_enough` may throw StorageError while the destination has no schema.
+void convert_killed_when(const std::string& src, const std::string& dst,
+                         const std::function<bool()>& far_enough, std::chrono::milliseconds poll,
+                         std::chrono::milliseconds give_up);
 
 }  // namespace relstore::testing

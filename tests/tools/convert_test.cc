@@ -3,14 +3,10 @@
 #include "relstore/convert.h"
 
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include "relstore/blob_dir.h"
 #include "relstore/errors.h"
@@ -314,30 +310,16 @@ TEST(Convert, AnInterruptedHistoryFreeConversionResumes) {
   TempDir d;
   const std::string src = "file://" + sample_file(d, 40000);
   const std::string dst = "sqlite://" + d.sub("resumed") + "?history=free";
-  const std::string tool = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    execl(tool.c_str(), tool.c_str(), "convert", "--batch", "500", src.c_str(), dst.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
   // Wait until some batches have landed, then kill it.
-  for (int i = 0; i < 400; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    try {
-      auto st = open_storage(StorageUri::parse(dst), [] {
+  testing::convert_killed_when(
+      src, dst,
+      [&] {
         StorageOptions o;
         o.read_only = true;
         o.create = false;
-        return o;
-      }());
-      if (st->info().objects > 2000) break;
-    } catch (const StorageError&) {
-    }
-  }
-  kill(pid, SIGKILL);
-  int status = 0;
-  waitpid(pid, &status, 0);
+        return open_storage(StorageUri::parse(dst), o)->info().objects > 2000;
+      },
+      std::chrono::milliseconds(5), std::chrono::milliseconds(2000));
   const auto partial = open_storage(dst)->info().objects;
   EXPECT_GT(partial, 0u);
 
