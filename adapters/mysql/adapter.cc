@@ -42,6 +42,9 @@ std::string ServerInfo::share_lock() const {
 
 int ServerInfo::share_wait() const { return mariadb ? 0 : 1; }
 
+// MySQL has no Aria; both empty a table on DELETE, unlike InnoDB (temp_tables.sql).
+std::string ServerInfo::temp_engine() const { return mariadb ? "Aria" : "MyISAM"; }
+
 std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
                                             backend::Adapter* counter) {
   std::string init = kSessionSettings;
@@ -58,6 +61,7 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
               std::to_string(lock_wait_seconds(s.lock_timeout));
       init += "; SET autocommit = 0; ";
       init += trim_statements(embedded_sql("sql/mysql/temp_tables.sql"));
+      replace_all(init, "{TEMP_ENGINE}", s.server.temp_engine());
       statements += 6;
       break;
     case Role::admin:
@@ -66,7 +70,14 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
       statements += 1;
       break;
   }
-  return std::make_unique<Connection>(s.connect, init, statements, counter);
+  auto conn = std::make_unique<Connection>(s.connect, init, statements, counter);
+  if (role == Role::store) {
+    // The temporary tables ignore ROLLBACK (temp_tables.sql): a transaction that ends
+    // without its finish must not leave rows for the next one.
+    conn->also_on_rollback(
+        "DELETE FROM temp_store; DELETE FROM temp_read_current; DELETE FROM temp_json", 3);
+  }
+  return conn;
 }
 
 ConnectParams connect_params(const StorageUri& uri, const StorageOptions& options) {

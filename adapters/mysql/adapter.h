@@ -27,6 +27,8 @@ struct ServerInfo {
   // lock wait (seconds) to set around it.
   std::string share_lock() const;
   int share_wait() const;
+  // The engine of the store connections' temporary tables.
+  std::string temp_engine() const;
 };
 
 // Settings shared by every connection to one database.

@@ -149,7 +149,9 @@ void Connection::rollback() noexcept {
 
 void Connection::rollback_uncounted() noexcept {
   try {
-    stmt_->execute("ROLLBACK");
+    const std::string sql =
+        rollback_extra_.empty() ? std::string("ROLLBACK") : "ROLLBACK; " + rollback_extra_;
+    read_results(stmt_->execute(sql::SQLString(sql)), 1 + rollback_extra_statements_, nullptr);
   } catch (...) {
     healthy_ = false;  // lost, or in a state we cannot trust: the owner reconnects
   }
@@ -173,25 +175,7 @@ void Connection::batch(std::string_view sql, int statements, const RowsCallback&
                        Context ctx, std::string_view what) {
   count_round_trip();
   try {
-    bool has_rows = stmt_->execute(sql::SQLString(sql.data(), sql.size()));
-    // cppconn's getMoreResults() returns false both at the end and for a result without
-    // rows (each statement's status, a CALL's final status), and exposes no "more results"
-    // flag. A batch has at most `statements` such results in a row, so that many plus one
-    // consecutive falses means every result was read; further calls are local no-ops.
-    int consecutive_empty = 0;
-    for (;;) {
-      if (has_rows) {
-        consecutive_empty = 0;
-        std::unique_ptr<sql::ResultSet> rs(stmt_->getResultSet());
-        if (on_rows) {
-          Rows rows(*rs);
-          on_rows(rows);
-        }
-      } else if (++consecutive_empty > statements) {
-        break;
-      }
-      has_rows = stmt_->getMoreResults();
-    }
+    read_results(stmt_->execute(sql::SQLString(sql.data(), sql.size())), statements, on_rows);
   } catch (const StorageError&) {
     // Thrown by the callback: the remaining results are unread, so the connection is out
     // of step with the server.
@@ -200,6 +184,27 @@ void Connection::batch(std::string_view sql, int statements, const RowsCallback&
   } catch (...) {
     fail(ctx, params_.describe + ": " +
                   (what.empty() ? std::string(sql.substr(0, 200)) : std::string(what)));
+  }
+}
+
+void Connection::read_results(bool has_rows, int statements, const RowsCallback& on_rows) {
+  // cppconn's getMoreResults() returns false both at the end and for a result without
+  // rows (each statement's status, a CALL's final status), and exposes no "more results"
+  // flag. A batch has at most `statements` such results in a row, so that many plus one
+  // consecutive falses means every result was read; further calls are local no-ops.
+  int consecutive_empty = 0;
+  for (;;) {
+    if (has_rows) {
+      consecutive_empty = 0;
+      std::unique_ptr<sql::ResultSet> rs(stmt_->getResultSet());
+      if (on_rows) {
+        Rows rows(*rs);
+        on_rows(rows);
+      }
+    } else if (++consecutive_empty > statements) {
+      break;
+    }
+    has_rows = stmt_->getMoreResults();
   }
 }
 
@@ -218,6 +223,12 @@ Prepared& Connection::prepared(const char* sql) {
   auto& slot = cache_[sql];
   if (!slot) slot = std::make_unique<Prepared>(*this, sql);
   return *slot;
+}
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
+    s.replace(pos, from.size(), to);
+  }
 }
 
 std::string trim_statements(std::string_view sql) {

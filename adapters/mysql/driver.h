@@ -117,26 +117,42 @@ class Connection {
   // marking the connection broken when the server is gone.
   [[noreturn]] void fail(Context ctx, std::string_view what);
   void count_round_trip();
-  // ROLLBACK for cleanup paths. Never throws: a failure marks the connection broken, so
-  // that nothing reuses a connection whose transaction state is unknown.
+  // ROLLBACK for cleanup paths, followed by the statements set with
+  // also_on_rollback. Never throws: a failure marks the connection broken, so that nothing
+  // reuses a connection whose transaction state is unknown.
   void rollback() noexcept;
+  // Statements every rollback runs after ROLLBACK, in the same round trip: emptying
+  // temporary tables that a ROLLBACK does not empty.
+  void also_on_rollback(std::string sql, int statements) {
+    rollback_extra_ = std::move(sql);
+    rollback_extra_statements_ = statements;
+  }
   // The same without counting a round trip, for the snapshot closer: nobody waits for it.
   void rollback_uncounted() noexcept;
 
   sql::Connection& raw() { return *conn_; }
 
  private:
+  // Reads every result of a batch of `statements` statements whose execute() returned
+  // `has_rows`.
+  void read_results(bool has_rows, int statements, const RowsCallback& on_rows);
+
   ConnectParams params_;
   backend::Adapter* counter_;
   std::unique_ptr<sql::Connection> conn_;
   std::unique_ptr<sql::Statement> stmt_;
   std::map<const char*, std::unique_ptr<Prepared>> cache_;
   bool healthy_ = true;
+  std::string rollback_extra_;
+  int rollback_extra_statements_ = 0;
 };
 
 // `sql` without trailing blanks and semicolon, so that it can be joined into a batch (a
 // statement left empty after the last ';' is an error).
 std::string trim_statements(std::string_view sql);
+
+// Replaces every `from` in `s` (a placeholder such as {SHARE_LOCK} in sql/mysql/).
+void replace_all(std::string& s, std::string_view from, std::string_view to);
 
 // Appends `bytes` as a binary string literal (_binary'…' with backslash escapes). Sessions
 // set sql_mode without NO_BACKSLASH_ESCAPES, so the escapes are always honoured.

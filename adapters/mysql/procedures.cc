@@ -13,12 +13,6 @@ namespace {
 constexpr const char* kCharset = "utf8mb4";
 constexpr const char* kCollation = "utf8mb4_general_ci";
 
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  for (size_t pos = s.find(from); pos != std::string::npos; pos = s.find(from, pos + to.size())) {
-    s.replace(pos, from.size(), to);
-  }
-}
-
 std::string procedure_name(const std::string& text, std::string_view file) {
   constexpr std::string_view kCreate = "CREATE PROCEDURE ";
   const size_t start = text.find(kCreate);

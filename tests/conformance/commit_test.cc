@@ -238,6 +238,45 @@ TEST_P(CommitBasics, WritingAfterAnAbortWorks) {
   EXPECT_EQ(inst_->load(Oid(1)).data, "y");
 }
 
+// What an aborted vote uploaded stays out of the next commit on the same connection (a
+// backend may stage uploads in tables that ROLLBACK does not empty).
+TEST_P(CommitBasics, AnAbortedVoteLeavesNothingForTheNextCommit) {
+  const Tid t1 = create(1, "v1");
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->store(Oid(1), t1, "aborted", txn);
+  inst_->store(Oid(2), std::nullopt, "aborted too", txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_abort(txn);
+  create(3, "committed");
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v1");
+  EXPECT_EQ(inst_->load(Oid(1)).tid, t1);
+  EXPECT_THROW(inst_->load(Oid(2)), POSKeyError);
+  EXPECT_EQ(inst_->load(Oid(3)).data, "committed");
+}
+
+// A readCurrent check that failed is not checked again by the next transaction.
+TEST_P(CommitBasics, AFailedReadCurrentDoesNotFailTheNextCommit) {
+  const Tid t1 = create(1, "v1");
+  const Tid t2 = commit(*storage_->new_instance(), {{1, "v2"}}, {{1, t1}});
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->check_current_serial(Oid(1), t1, txn);
+  inst_->store(Oid(2), std::nullopt, "depends on 1", txn);
+  EXPECT_THROW(inst_->tpc_vote(txn), ReadConflictError);
+  inst_->tpc_abort(txn);
+  inst_->poll_invalidations();
+  const Tid t3 = create(3, "x");
+  TransactionMetaData again{"", "", ""};
+  inst_->tpc_begin(again);
+  inst_->check_current_serial(Oid(3), t3, again);
+  inst_->store(Oid(2), std::nullopt, "depends on 3", again);
+  inst_->tpc_vote(again);
+  inst_->tpc_finish(again);
+  EXPECT_EQ(inst_->load(Oid(2)).data, "depends on 3");
+  EXPECT_EQ(inst_->load(Oid(1)).tid, t2);
+}
+
 // Line 7.
 TEST_P(CommitBasics, FinishAfterASuccessfulVoteSucceedsWhileOthersWait) {
   const Tid t1 = create(1, "v1");
