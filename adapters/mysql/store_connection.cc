@@ -98,6 +98,7 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
     Oid oid;
     Tid tid, given;
     std::optional<Bytes> state;
+    std::optional<Bytes> mode;  // 'C' rows: the JSON mirror's mode
   };
   std::vector<Row> rows;
   mirror_in_commit_.reset();
@@ -106,10 +107,11 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
       [&](Rows& r) {
         while (r.next()) {
           const std::string kind = r.bytes(0);
-          rows.push_back({kind.empty() ? '?' : kind[0],
-                          r.is_null(1) ? Oid() : Oid::from_sql(r.int64(1)),
+          const char k = kind.empty() ? '?' : kind[0];
+          rows.push_back({k, r.is_null(1) ? Oid() : Oid::from_sql(r.int64(1)),
                           r.is_null(2) ? Tid() : Tid::from_sql(r.int64(2)),
-                          r.is_null(3) ? Tid() : Tid::from_sql(r.int64(3)), r.optional_bytes(4)});
+                          r.is_null(3) ? Tid() : Tid::from_sql(r.int64(3)), r.optional_bytes(4),
+                          k == 'C' ? r.optional_bytes(5) : std::nullopt});
         }
       },
       Context::vote);
@@ -126,10 +128,10 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
                                 "another transaction");
       case 'R':
         throw ReadConflictError(row.oid, std::make_pair(row.tid, row.given));
-      case 'M':
-        mirror_in_commit_ = row.state && parse_mirror_mode(*row.state) == MirrorMode::in_commit;
-        break;
       case 'C':
+        if (!mirror_in_commit_) {
+          mirror_in_commit_ = row.mode && parse_mirror_mode(*row.mode) == MirrorMode::in_commit;
+        }
         // One row per object written; a conflict is a committed TID other than the serial
         // the writer read.
         if (req.check_conflicts && row.tid != row.given) {
