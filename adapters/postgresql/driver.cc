@@ -201,9 +201,18 @@ BinaryArray& BinaryArray::bytes(std::string_view v) {
   return *this;
 }
 
+BinaryArray& BinaryArray::null() {
+  char b[4];
+  put_be(b, 0xffffffffu, 4);  // length -1
+  buf_.append(b, 4);
+  has_null_ = true;
+  ++count_;
+  return *this;
+}
+
 std::string_view BinaryArray::data() {
   char* h = buf_.data();
-  put_be(h + 4, 0, 4);  // no NULL elements
+  put_be(h + 4, has_null_ ? 1 : 0, 4);
   put_be(h + 8, element_, 4);
   if (count_ == 0) {
     // An empty array has no dimensions.

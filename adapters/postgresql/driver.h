@@ -110,12 +110,14 @@ class BinaryArray {
   explicit BinaryArray(Element element);
   BinaryArray& int64(int64_t v);
   BinaryArray& bytes(std::string_view v);  // bytea or text (UTF-8) elements
+  BinaryArray& null();
   // The encoded array; stays valid while this object lives and is not appended to.
   std::string_view data();
 
  private:
   Element element_;
   int32_t count_ = 0;
+  bool has_null_ = false;
   std::string buf_;
 };
 

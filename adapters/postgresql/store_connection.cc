@@ -23,6 +23,23 @@ constexpr const char* kCreateTempStore =
     "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA)";
 constexpr size_t kTruncateAfterBytes = 256 << 10;
 constexpr size_t kRowOverhead = 64;  // tuple header, zoid, prev_tid, md5, index entry
+constexpr Statement kBegin = {"", "BEGIN"};
+constexpr Statement kMirrorMode = {"", json_mirror::kVoteMode};
+constexpr Statement kDeleteTemp = {"", "DELETE FROM temp_store"};
+constexpr Statement kTruncateTemp = {"", "TRUNCATE temp_store"};
+// A vote whose records (with kRowOverhead each) come to at most this many bytes sends them
+// as binary array parameters in a pipeline with everything else: one round trip. A larger
+// one uses binary COPY, whose CopyInResponse the client must wait for before it may send
+// the data: a second round trip, which a bigger upload amortises (docs/postgresql.md).
+constexpr size_t kPipelinedUploadBytes = 64 << 10;
+constexpr Statement kInsertTemp = {
+    "vote_insert",
+    "INSERT INTO temp_store (zoid, prev_tid, md5, state) "
+    "SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bytea[])"};
+constexpr Statement kLockAndDetect = {
+    "vote_lock_and_detect",
+    "SELECT o_kind, o_zoid, o_committed, o_given, o_state "
+    "FROM relstore_lock_and_detect($1::bigint[], $2::bigint[], $3, $4)"};
 constexpr const char* kCopyTempStore =
     "COPY temp_store (zoid, prev_tid, md5, state) FROM STDIN (FORMAT binary)";
 constexpr Statement kReplaceTemp = {
@@ -51,6 +68,7 @@ void PgStoreConnection::ensure_open() {
   conn_.reset();
   auto conn = open_conn(loc_, Role::store, &adapter_);
   conn->simple(kCreateTempStore, Context::other);
+  conn->prepare({kInsertTemp, kLockAndDetect});
   conn_ = std::move(conn);
 }
 
@@ -88,22 +106,104 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
     const long ms = std::max(1L, std::lround(req.lock_timeout * 1000));
     conn_->simple("SET lock_timeout = " + std::to_string(ms), Context::other);
   }
+  size_t bytes = 0;
+  for (const auto& r : req.records) bytes += kRowOverhead + (r.state ? r.state->size() : 0);
+  const bool truncate = bytes_since_truncate_ > kTruncateAfterBytes;
+  bytes_since_truncate_ = (truncate ? 0 : bytes_since_truncate_) + bytes;
+  const bool call =
+      req.check_conflicts || !req.read_current.empty() || (req.forced_tid && loc_.keep_history);
+  // results[0] is BEGIN's, results[1] the JSON mirror's mode when the database has one,
+  // the last the lock-and-detect call's when there is one.
+  const std::vector<Result> results = bytes <= kPipelinedUploadBytes
+                                          ? vote_pipelined(req, truncate, call)
+                                          : vote_with_copy(req, truncate, call);
+  mirror_in_commit_ = loc_.json_mirror && results.at(1).bytes(0, 0) == "in-commit";
+  if (!call) return {};
+  const Result& r = results.back();
+  std::vector<backend::ConflictRow> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    const std::string kind = r.bytes(i, 0);
+    const Oid oid = Oid::from_sql(r.int64(i, 1));
+    const Tid committed = Tid::from_sql(r.int64(i, 2));
+    const Tid given = Tid::from_sql(r.int64(i, 3));
+    if (kind == "duplicate_tid") {
+      throw StorageError("cannot restore transaction " + given.hex() + " into " +
+                         loc_.connect.describe +
+                         ": the database already has a transaction with that TID");
+    }
+    if (kind == "read_stale") throw ReadConflictError(oid, std::make_pair(committed, given));
+    if (kind == "read_locked") {
+      throw ReadConflictError(oid, std::nullopt,
+                              "another transaction is committing a change to it");
+    }
+    out.push_back({oid, committed, given, r.optional_bytes(i, 4)});
+  }
+  return out;
+}
+
+std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest& req,
+                                                      bool truncate, bool call) {
+  BinaryArray zoids{BinaryArray::kInt8}, prev_tids{BinaryArray::kInt8};
+  BinaryArray md5s{BinaryArray::kText}, states{BinaryArray::kBytea};
+  for (const auto& r : req.records) {
+    zoids.int64(r.oid.sql());
+    prev_tids.int64(r.prev_tid.sql());
+    if (r.md5.empty()) {
+      md5s.null();
+    } else {
+      md5s.bytes(r.md5);
+    }
+    if (r.state) {
+      states.bytes(*r.state);
+    } else {
+      states.null();
+    }
+  }
+  BinaryArray read_oids{BinaryArray::kInt8}, read_tids{BinaryArray::kInt8};
+  for (const auto& rc : req.read_current) {
+    read_oids.int64(rc.oid.sql());
+    read_tids.int64(rc.serial.sql());
+  }
+  conn_->enter_pipeline();
+  try {
+    conn_->queue(kBegin);
+    if (loc_.json_mirror) conn_->queue(kMirrorMode);
+    conn_->queue(truncate ? kTruncateTemp : kDeleteTemp);
+    if (!req.records.empty()) {
+      conn_->queue(kInsertTemp, Params()
+                                    .bytes(zoids.data())
+                                    .bytes(prev_tids.data())
+                                    .bytes(md5s.data())
+                                    .bytes(states.data()));
+    }
+    if (call) {
+      Params p;
+      p.bytes(read_oids.data()).bytes(read_tids.data()).boolean(req.check_conflicts);
+      if (req.forced_tid) {
+        p.int64(req.forced_tid->sql());
+      } else {
+        p.null();
+      }
+      conn_->queue(kLockAndDetect, p);
+    }
+    conn_->send_batch();
+    std::vector<Result> results = conn_->wait(Context::vote);
+    conn_->exit_pipeline();
+    return results;
+  } catch (...) {
+    exit_pipeline_quietly();
+    throw;
+  }
+}
+
+std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest& req,
+                                                      bool truncate, bool call) {
   // One message: the server runs BEGIN, waits for the COPY data, then runs the call. The
   // JSON mirror's mode comes first (relstore_json_mirror_mode.sql), in the same message.
   std::string sql = "BEGIN; ";
   if (loc_.json_mirror) sql += std::string(json_mirror::kVoteMode) + "; ";
-  if (bytes_since_truncate_ > kTruncateAfterBytes) {
-    sql += "TRUNCATE temp_store";
-    bytes_since_truncate_ = 0;
-  } else {
-    sql += "DELETE FROM temp_store";
-  }
-  for (const auto& r : req.records) {
-    bytes_since_truncate_ += kRowOverhead + (r.state ? r.state->size() : 0);
-  }
+  sql += truncate ? kTruncateTemp.sql : kDeleteTemp.sql;
   if (!req.records.empty()) sql += std::string("; ") + kCopyTempStore;
-  const bool call =
-      req.check_conflicts || !req.read_current.empty() || (req.forced_tid && loc_.keep_history);
   if (call) {
     std::vector<int64_t> oids, tids;
     for (const auto& rc : req.read_current) {
@@ -132,31 +232,15 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
       }
     }
   };
-  mirror_in_commit_ = false;
-  const auto results = conn_->simple(sql, Context::vote, req.records.empty() ? nullptr : &rows);
-  // results[0] is BEGIN's.
-  mirror_in_commit_ = loc_.json_mirror && results.at(1).bytes(0, 0) == "in-commit";
-  if (!call) return {};
-  const Result& r = results.back();
-  std::vector<backend::ConflictRow> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    const std::string kind = r.bytes(i, 0);
-    const Oid oid = Oid::from_sql(r.int64(i, 1));
-    const Tid committed = Tid::from_sql(r.int64(i, 2));
-    const Tid given = Tid::from_sql(r.int64(i, 3));
-    if (kind == "duplicate_tid") {
-      throw StorageError("cannot restore transaction " + given.hex() + " into " +
-                         loc_.connect.describe +
-                         ": the database already has a transaction with that TID");
-    }
-    if (kind == "read_stale") throw ReadConflictError(oid, std::make_pair(committed, given));
-    if (kind == "read_locked") {
-      throw ReadConflictError(oid, std::nullopt,
-                              "another transaction is committing a change to it");
-    }
-    out.push_back({oid, committed, given, r.optional_bytes(i, 4)});
+  return conn_->simple(sql, Context::vote, req.records.empty() ? nullptr : &rows);
+}
+
+void PgStoreConnection::exit_pipeline_quietly() noexcept {
+  try {
+    conn_->exit_pipeline();  // every result was read before an error was thrown
+  } catch (...) {
+    // A lost connection: it is marked broken and will not be reused.
   }
-  return out;
 }
 
 void PgStoreConnection::replace(std::span<const backend::PendingRecord> records) {
@@ -182,7 +266,7 @@ void PgStoreConnection::replace(std::span<const backend::PendingRecord> records)
   try {
     conn_->wait(Context::vote);
   } catch (...) {
-    conn_->exit_pipeline();  // every result was read before the error was thrown
+    exit_pipeline_quietly();
     throw;
   }
   conn_->exit_pipeline();

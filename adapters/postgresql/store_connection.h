@@ -9,9 +9,11 @@
 
 namespace relstore::postgresql {
 
-// A write transaction costs three round trips: the vote sends BEGIN, the emptying of
-// temp_store, the COPY command and the lock-and-detect call in one message (1) and then
-// the COPY data (2); the finish sends the relstore_finish call and COMMIT in one message (3).
+// A write transaction costs two round trips: the vote sends BEGIN, the emptying of
+// temp_store, the records as binary arrays and the lock-and-detect call in one pipeline
+// (1); the finish sends the relstore_finish call and COMMIT in one message (2). A vote of
+// more than 64 kB sends the COPY command instead and then the COPY data: one round trip
+// more.
 class PgStoreConnection : public backend::StoreConnection {
  public:
   PgStoreConnection(const Location& loc, backend::Adapter& adapter);
@@ -31,6 +33,11 @@ class PgStoreConnection : public backend::StoreConnection {
   // transaction is on the server yet when this is called).
   void ensure_open();
   std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
+  // The vote's statements (empty temp_store by TRUNCATE or DELETE, upload, lock-and-detect
+  // when `call`); their results.
+  std::vector<Result> vote_pipelined(const backend::VoteRequest& req, bool truncate, bool call);
+  std::vector<Result> vote_with_copy(const backend::VoteRequest& req, bool truncate, bool call);
+  void exit_pipeline_quietly() noexcept;
 
   const Location& loc_;
   backend::Adapter& adapter_;
