@@ -16,12 +16,15 @@ namespace {
 // transaction. Deleted rows keep their pages until a TRUNCATE (temporary tables are never
 // vacuumed, and COPY appends), and every DELETE and every scan of temp_store reads them
 // all: with a few MB behind it a 20-object vote took 7 ms, past temp_buffers (8 MB by
-// default) 200 ms. So the vote truncates instead once 256 kB have been copied since the
-// last truncation: every 35 transactions of 20 small objects, at once after a big one.
+// default) 200 ms. So the vote truncates instead once 64 kB have been written since the
+// last truncation: every 9 transactions of 20 small objects, at once after a big one. A
+// TRUNCATE costs about 1 ms (new files); with 256 kB the dead rows cost 1-object commits
+// ~90 µs and 20-object ones ~60 µs more than with 64 kB, and 32 kB truncated too often
+// (build/benchmarks/postgresql_ratios, three runs of each).
 constexpr const char* kCreateTempStore =
     "CREATE TEMPORARY TABLE IF NOT EXISTS temp_store (zoid BIGINT NOT NULL PRIMARY KEY, "
     "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA)";
-constexpr size_t kTruncateAfterBytes = 256 << 10;
+constexpr size_t kTruncateAfterBytes = 64 << 10;
 constexpr size_t kRowOverhead = 64;  // tuple header, zoid, prev_tid, md5, index entry
 constexpr Statement kBegin = {"", "BEGIN"};
 constexpr Statement kMirrorMode = {"", json_mirror::kVoteMode};
