@@ -1,6 +1,7 @@
 #include "adapters/mysql/adapter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -42,8 +43,16 @@ std::string ServerInfo::share_lock() const {
 
 int ServerInfo::share_wait() const { return mariadb ? 0 : 1; }
 
-// MySQL has no Aria; both empty a table on DELETE, unlike InnoDB (temp_tables.sql).
-std::string ServerInfo::temp_engine() const { return mariadb ? "Aria" : "MyISAM"; }
+// MySQL has no Aria; both empty a table on DELETE, unlike InnoDB (temp_tables.sql). A
+// MySQL that refuses MyISAM (InnoDB Cluster setups list it in disabled_storage_engines)
+// gets InnoDB, which works, only slower on long-lived connections.
+std::string ServerInfo::temp_engine() const {
+  if (mariadb) return "Aria";
+  std::string disabled = "," + disabled_engines + ",";
+  for (char& c : disabled) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  disabled.erase(std::remove(disabled.begin(), disabled.end(), ' '), disabled.end());
+  return disabled.find(",myisam,") == std::string::npos ? "MyISAM" : "InnoDB";
+}
 
 std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
                                             backend::Adapter* counter) {

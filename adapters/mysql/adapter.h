@@ -23,6 +23,7 @@ struct ServerInfo {
   int major = 0;
   int minor = 0;
   int64_t max_allowed_packet = 16 << 20;
+  std::string disabled_engines;  // MySQL's @@disabled_storage_engines (MariaDB has none)
   // The clause of a SELECT that takes shared row locks without waiting, and the session
   // lock wait (seconds) to set around it.
   std::string share_lock() const;

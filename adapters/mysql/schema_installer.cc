@@ -62,6 +62,15 @@ ServerInfo server_info(Connection& conn) {
     throw SchemaError("the server runs " + s.version +
                       "; relstore needs MariaDB 10.3 or later, or MySQL 8.0 or later");
   }
+  if (!s.mariadb) {
+    // MySQL only: engines CREATE TABLE refuses, temporary tables too.
+    conn.batch(
+        "SELECT @@global.disabled_storage_engines", 1,
+        [&](Rows& r) {
+          if (r.next() && !r.is_null(0)) s.disabled_engines = r.bytes(0);
+        },
+        Context::other);
+  }
   return s;
 }
 

@@ -1,9 +1,10 @@
 -- Per store connection: the records of the transaction being committed and the serials
--- it read with readCurrent. {TEMP_ENGINE} is Aria (MariaDB) or MyISAM (MySQL), not InnoDB:
--- MariaDB's InnoDB left the rows a DELETE removed from a temporary table in place, so each
--- commit of a long-lived connection scanned more of them (after 10,000 rows had passed
--- through temp_store, a 1-object commit took three times as long). These engines empty a table on DELETE but ignore
--- ROLLBACK, so a store connection's rollback deletes their rows itself
+-- it read with readCurrent. {TEMP_ENGINE} is Aria on MariaDB and MyISAM on MySQL (InnoDB
+-- when the server disables MyISAM), not InnoDB by choice: MariaDB's InnoDB left the rows
+-- a DELETE removed from a temporary table in place, so each commit of a long-lived
+-- connection scanned more of them (after 10,000 rows had passed through temp_store, a
+-- 1-object commit took three times as long). Aria and MyISAM empty a table on DELETE but
+-- ignore ROLLBACK, so a store connection's rollback deletes their rows itself
 -- (open_connection).
 CREATE TEMPORARY TABLE IF NOT EXISTS temp_store (
   zoid BIGINT NOT NULL PRIMARY KEY,

@@ -92,6 +92,59 @@ TEST_F(MysqlConnection, SessionsRunWithTheDocumentedSettings) {
   EXPECT_EQ(store["lock_timeout"], "8");  // whole seconds, rounded up
 }
 
+// The store connection's temporary tables are on an engine that empties a table on DELETE
+// (InnoDB kept the deleted rows, and every commit scanned them); such engines ignore
+// ROLLBACK, so a rollback deletes the rows itself (sql/mysql/temp_tables.sql).
+TEST_F(MysqlConnection, StoreTemporaryTablesAreNotInnoDBAndARollbackEmptiesThem) {
+  Settings s;
+  s.connect = connect_params(base_, base_.options());
+  connect()->batch(
+      "SELECT VERSION()", 1,
+      [&](Rows& r) {
+        if (r.next()) s.server.version = r.bytes(0);
+      },
+      Context::other);
+  s.server.mariadb = s.server.version.find("MariaDB") != std::string::npos;
+  auto conn = open_connection(s, Role::store, nullptr);
+  for (const char* table : {"temp_store", "temp_read_current", "temp_json"}) {
+    std::string create;
+    conn->batch(
+        std::string("SHOW CREATE TABLE ") + table, 1,
+        [&](Rows& r) {
+          if (r.next()) create = r.bytes(1);
+        },
+        Context::other);
+    EXPECT_NE(create.find("ENGINE=" + s.server.temp_engine()), std::string::npos) << create;
+  }
+  EXPECT_EQ(s.server.temp_engine(), s.server.mariadb ? "Aria" : "MyISAM");
+  conn->batch(
+      "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES (1, 0, NULL, 'x'); "
+      "INSERT INTO temp_read_current (zoid, tid) VALUES (1, 1); "
+      "INSERT INTO temp_json (zoid, tid) VALUES (1, 1)",
+      3, Context::other);
+  conn->rollback();
+  ASSERT_TRUE(conn->healthy());
+  EXPECT_EQ(conn->query_int("SELECT (SELECT COUNT(*) FROM temp_store) + "
+                            "(SELECT COUNT(*) FROM temp_read_current) + "
+                            "(SELECT COUNT(*) FROM temp_json)"),
+            0);
+}
+
+// A MySQL that refuses MyISAM (InnoDB Cluster setups) gets InnoDB temporary tables.
+TEST(MysqlTempEngine, FollowsTheServerFlavourAndDisabledEngines) {
+  ServerInfo server;
+  server.mariadb = true;
+  EXPECT_EQ(server.temp_engine(), "Aria");
+  server.mariadb = false;
+  EXPECT_EQ(server.temp_engine(), "MyISAM");
+  server.disabled_engines = "MyISAM,BLACKHOLE,FEDERATED,ARCHIVE,MEMORY";
+  EXPECT_EQ(server.temp_engine(), "InnoDB");
+  server.disabled_engines = "memory, myisam";
+  EXPECT_EQ(server.temp_engine(), "InnoDB");
+  server.disabled_engines = "MEMORY,MRG_MYISAM";
+  EXPECT_EQ(server.temp_engine(), "MyISAM");
+}
+
 TEST_F(MysqlConnection, TheSnapshotEndsWhenTheApplicationTransactionEnds) {
   const std::string uri = fresh_database("snapshot");
   const std::string db = StorageUri::parse(uri).database;
