@@ -48,6 +48,22 @@ constexpr const char* kCopyTempStore =
 constexpr Statement kReplaceTemp = {
     "", "UPDATE temp_store SET prev_tid = $1, md5 = $2, state = $3 WHERE zoid = $4"};
 
+// A record's md5 (NULL when empty: history-free) and state (NULL: deleted), into a COPY
+// row, array elements or statement parameters alike (each has bytes() and null()).
+template <class Md5Out, class StateOut>
+void put_md5_and_state(const backend::PendingRecord& r, Md5Out& md5, StateOut& state) {
+  if (r.md5.empty()) {
+    md5.null();
+  } else {
+    md5.bytes(r.md5);
+  }
+  if (r.state) {
+    state.bytes(*r.state);
+  } else {
+    state.null();
+  }
+}
+
 std::string bigint_array(const std::vector<int64_t>& values) {
   std::string out = "'{";
   for (size_t i = 0; i < values.size(); ++i) {
@@ -151,16 +167,7 @@ std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest
   for (const auto& r : req.records) {
     zoids.int64(r.oid.sql());
     prev_tids.int64(r.prev_tid.sql());
-    if (r.md5.empty()) {
-      md5s.null();
-    } else {
-      md5s.bytes(r.md5);
-    }
-    if (r.state) {
-      states.bytes(*r.state);
-    } else {
-      states.null();
-    }
+    put_md5_and_state(r, md5s, states);
   }
   BinaryArray read_oids{BinaryArray::kInt8}, read_tids{BinaryArray::kInt8};
   for (const auto& rc : req.read_current) {
@@ -223,16 +230,7 @@ std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest
       w.begin_row(4);
       w.int64(r.oid.sql());
       w.int64(r.prev_tid.sql());
-      if (r.md5.empty()) {
-        w.null();
-      } else {
-        w.bytes(r.md5);
-      }
-      if (r.state) {
-        w.bytes(*r.state);
-      } else {
-        w.null();
-      }
+      put_md5_and_state(r, w, w);
     }
   };
   return conn_->simple(sql, Context::vote, req.records.empty() ? nullptr : &rows);
@@ -252,16 +250,7 @@ void PgStoreConnection::replace(std::span<const backend::PendingRecord> records)
   for (const auto& r : records) {
     Params p;
     p.int64(r.prev_tid.sql());
-    if (r.md5.empty()) {
-      p.null();
-    } else {
-      p.bytes(r.md5);
-    }
-    if (r.state) {
-      p.bytes(*r.state);
-    } else {
-      p.null();
-    }
+    put_md5_and_state(r, p, p);
     p.int64(r.oid.sql());
     conn_->queue(kReplaceTemp, p);
   }
