@@ -43,37 +43,6 @@ std::map<std::string, Table> table_names(Connection& conn) {
   return out;
 }
 
-ServerInfo server_info(Connection& conn) {
-  ServerInfo s;
-  conn.batch(
-      "SELECT VERSION(), @@max_allowed_packet", 1,
-      [&](Rows& r) {
-        if (!r.next()) return;
-        s.version = r.bytes(0);
-        s.max_allowed_packet = r.int64(1);
-      },
-      Context::other);
-  s.mariadb = s.version.find("MariaDB") != std::string::npos;
-  std::sscanf(s.version.c_str(), "%d.%d", &s.major, &s.minor);
-  // NOWAIT on shared locks: MariaDB 10.3, MySQL 8.0.1.
-  const bool supported =
-      s.mariadb ? (s.major > 10 || (s.major == 10 && s.minor >= 3)) : s.major >= 8;
-  if (!supported) {
-    throw SchemaError("the server runs " + s.version +
-                      "; relstore needs MariaDB 10.3 or later, or MySQL 8.0 or later");
-  }
-  if (!s.mariadb) {
-    // MySQL only: engines CREATE TABLE refuses, temporary tables too.
-    conn.batch(
-        "SELECT @@global.disabled_storage_engines", 1,
-        [&](Rows& r) {
-          if (r.next() && !r.is_null(0)) s.disabled_engines = r.bytes(0);
-        },
-        Context::other);
-  }
-  return s;
-}
-
 bool has_migration(Connection& conn, int version) {
   return conn.query_int("SELECT COUNT(*) FROM relstore_schema WHERE version = " +
                         std::to_string(version)) > 0;
@@ -161,6 +130,37 @@ void adopt_schema(Connection& conn, const std::map<std::string, Table>& tables, 
 }
 
 }  // namespace
+
+ServerInfo server_info(Connection& conn) {
+  ServerInfo s;
+  conn.batch(
+      "SELECT VERSION(), @@max_allowed_packet", 1,
+      [&](Rows& r) {
+        if (!r.next()) return;
+        s.version = r.bytes(0);
+        s.max_allowed_packet = r.int64(1);
+      },
+      Context::other);
+  s.mariadb = s.version.find("MariaDB") != std::string::npos;
+  std::sscanf(s.version.c_str(), "%d.%d", &s.major, &s.minor);
+  // NOWAIT on shared locks: MariaDB 10.3, MySQL 8.0.1.
+  const bool supported =
+      s.mariadb ? (s.major > 10 || (s.major == 10 && s.minor >= 3)) : s.major >= 8;
+  if (!supported) {
+    throw SchemaError("the server runs " + s.version +
+                      "; relstore needs MariaDB 10.3 or later, or MySQL 8.0 or later");
+  }
+  if (!s.mariadb) {
+    // MySQL only: engines CREATE TABLE refuses, temporary tables too.
+    conn.batch(
+        "SELECT @@global.disabled_storage_engines", 1,
+        [&](Rows& r) {
+          if (r.next() && !r.is_null(0)) s.disabled_engines = r.bytes(0);
+        },
+        Context::other);
+  }
+  return s;
+}
 
 void install_schema(Settings& settings, const StorageOptions& options) {
   const bool may_create = options.create && !options.read_only;

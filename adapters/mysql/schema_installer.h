@@ -19,6 +19,10 @@ namespace relstore::mysql {
 // nothing; a schema creation that fails half-way removes what it created.
 void install_schema(Settings& settings, const StorageOptions& options);
 
+// The server's flavour, version, packet limit and disabled engines; throws SchemaError for
+// a server relstore does not support.
+ServerInfo server_info(Connection& conn);
+
 // "N" for the newest applied migration, or "RelStorage (no relstore_schema table)".
 std::string schema_version(Connection& conn);
 

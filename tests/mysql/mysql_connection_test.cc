@@ -5,6 +5,7 @@
 #include <map>
 #include <thread>
 
+#include "adapters/mysql/schema_installer.h"
 #include "mysql/support.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
@@ -98,13 +99,7 @@ TEST_F(MysqlConnection, SessionsRunWithTheDocumentedSettings) {
 TEST_F(MysqlConnection, StoreTemporaryTablesAreNotInnoDBAndARollbackEmptiesThem) {
   Settings s;
   s.connect = connect_params(base_, base_.options());
-  connect()->batch(
-      "SELECT VERSION()", 1,
-      [&](Rows& r) {
-        if (r.next()) s.server.version = r.bytes(0);
-      },
-      Context::other);
-  s.server.mariadb = s.server.version.find("MariaDB") != std::string::npos;
+  s.server = server_info(*connect());
   auto conn = open_connection(s, Role::store, nullptr);
   for (const char* table : {"temp_store", "temp_read_current", "temp_json"}) {
     std::string create;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "adapters/mysql/procedures.h"
+#include "adapters/mysql/schema_installer.h"
 #include "mysql/support.h"
 #include "relstore/errors.h"
 #include "relstore/ops.h"
@@ -400,14 +401,7 @@ TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {
         if (r.next()) comment = r.bytes(0);
       },
       Context::other);
-  ServerInfo server;
-  conn->batch(
-      "SELECT VERSION()", 1,
-      [&](Rows& r) {
-        if (r.next()) server.version = r.bytes(0);
-      },
-      Context::other);
-  server.mariadb = server.version.find("MariaDB") != std::string::npos;
+  const ServerInfo server = server_info(*conn);
   std::string expected;
   for (const auto& p : procedures(server, false)) {
     if (p.name == "relstore_finish") expected = p.checksum;
