@@ -17,6 +17,18 @@ using namespace std::string_literals;
 using CommitBasics = StorageTest;
 const Tid kMax(std::numeric_limits<uint64_t>::max());
 
+// Creates object `written` with `data` in a transaction that read `read` with readCurrent
+// at `serial`; returns the TID.
+Tid commit_reading_current(StorageInstance& inst, Oid read, Tid serial, Oid written,
+                           const std::string& data) {
+  TransactionMetaData txn{"", "", ""};
+  inst.tpc_begin(txn);
+  inst.check_current_serial(read, serial, txn);
+  inst.store(written, std::nullopt, data, txn);
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
 // Line 1.
 TEST_P(CommitBasics, StoreVoteFinishReturnsTidAndLoadsExactBytes) {
   const std::string data =
@@ -267,12 +279,7 @@ TEST_P(CommitBasics, AFailedReadCurrentDoesNotFailTheNextCommit) {
   inst_->tpc_abort(txn);
   inst_->poll_invalidations();
   const Tid t3 = create(3, "x");
-  TransactionMetaData again{"", "", ""};
-  inst_->tpc_begin(again);
-  inst_->check_current_serial(Oid(3), t3, again);
-  inst_->store(Oid(2), std::nullopt, "depends on 3", again);
-  inst_->tpc_vote(again);
-  inst_->tpc_finish(again);
+  commit_reading_current(*inst_, Oid(3), t3, Oid(2), "depends on 3");
   EXPECT_EQ(inst_->load(Oid(2)).data, "depends on 3");
   EXPECT_EQ(inst_->load(Oid(1)).tid, t2);
 }
@@ -445,12 +452,7 @@ TEST_P(CommitBasics, StaleReadCurrentRaisesReadConflictError) {
 
 TEST_P(CommitBasics, CurrentReadCurrentCommits) {
   const Tid t1 = create(1, "v1");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->check_current_serial(Oid(1), t1, txn);
-  inst_->store(Oid(2), std::nullopt, "depends on 1", txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn);
+  commit_reading_current(*inst_, Oid(1), t1, Oid(2), "depends on 1");
   EXPECT_EQ(inst_->load(Oid(2)).data, "depends on 1");
 }
 
