@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "relstore/storage.h"
 #include "relstore/uri.h"
 #include "stats.h"
@@ -270,23 +271,12 @@ Figures measure(const std::string& base_uri, bool hp, int objects, int rounds, i
 
 int main(int argc, char** argv) {
   std::string uri;
-  if (const char* env = std::getenv("RELSTORE_TEST_MYSQL_URI")) uri = env;
   int objects = 5000, rounds = 5, txns = 500;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc) {
-      objects = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
-      rounds = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--txns") && i + 1 < argc) {
-      txns = std::atoi(argv[++i]);
-    } else {
-      uri = argv[i];
-    }
-  }
-  if (uri.empty()) {
-    std::fprintf(stderr,
-                 "usage: mysql_ratios mysql://user:pw@host:port/db [--objects N] "
-                 "[--rounds R] [--txns T] (or set RELSTORE_TEST_MYSQL_URI)\n");
+  if (!bench::parse_args(argc, argv,
+                         {{"--objects", &objects}, {"--rounds", &rounds}, {"--txns", &txns}},
+                         "RELSTORE_TEST_MYSQL_URI", uri,
+                         "mysql_ratios mysql://user:pw@host:port/db [--objects N] [--rounds R] "
+                         "[--txns T]")) {
     return 2;
   }
   try {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "pg_raw.h"
 #include "relstore/json_mirror.h"
 #include "relstore/sample.h"
@@ -111,22 +112,10 @@ void row(const char* what, const Timings& t) {
 int main(int argc, char** argv) {
   std::string server;
   int objects = 20000, transactions = 400;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc) {
-      objects = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--transactions") && i + 1 < argc) {
-      transactions = std::atoi(argv[++i]);
-    } else {
-      server = argv[i];
-    }
-  }
-  if (server.empty() && std::getenv("RELSTORE_TEST_POSTGRESQL_URI")) {
-    server = std::getenv("RELSTORE_TEST_POSTGRESQL_URI");
-  }
-  if (server.empty()) {
-    std::fprintf(stderr,
-                 "usage: postgresql_mirror postgresql://user:pw@host:port/db "
-                 "[--objects N] [--transactions T]\n");
+  if (!bench::parse_args(argc, argv, {{"--objects", &objects}, {"--transactions", &transactions}},
+                         "RELSTORE_TEST_POSTGRESQL_URI", server,
+                         "postgresql_mirror postgresql://user:pw@host:port/db [--objects N] "
+                         "[--transactions T]")) {
     return 2;
   }
   std::mt19937 rng(42);

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "pg_raw.h"
 #include "relstore/storage.h"
 #include "stats.h"
@@ -158,24 +159,11 @@ void print_writes(const WriteFigures& f, const char* note) {
 int main(int argc, char** argv) {
   std::string server;
   int objects = 20000, rounds = 5, writes = 400;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--objects") && i + 1 < argc) {
-      objects = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) {
-      rounds = std::atoi(argv[++i]);
-    } else if (!std::strcmp(argv[i], "--writes") && i + 1 < argc) {
-      writes = std::atoi(argv[++i]);
-    } else {
-      server = argv[i];
-    }
-  }
-  if (server.empty() && std::getenv("RELSTORE_TEST_POSTGRESQL_URI")) {
-    server = std::getenv("RELSTORE_TEST_POSTGRESQL_URI");
-  }
-  if (server.empty()) {
-    std::fprintf(stderr,
-                 "usage: postgresql_ratios postgresql://user:pw@host:port/db "
-                 "[--objects N] [--rounds R] [--writes W]\n");
+  if (!bench::parse_args(argc, argv,
+                         {{"--objects", &objects}, {"--rounds", &rounds}, {"--writes", &writes}},
+                         "RELSTORE_TEST_POSTGRESQL_URI", server,
+                         "postgresql_ratios postgresql://user:pw@host:port/db [--objects N] "
+                         "[--rounds R] [--writes W]")) {
     return 2;
   }
   const std::string payload(300, 'p');

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "args.h"
 #include "relstore/storage.h"
 #include "stats.h"
 
@@ -35,9 +36,10 @@ void check(int rc, sqlite3* db) {
 
 int main(int argc, char** argv) {
   int objects = 20000, rounds = 5;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--objects")) objects = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::atoi(argv[i + 1]);
+  std::string unused;
+  if (!bench::parse_args(argc, argv, {{"--objects", &objects}, {"--rounds", &rounds}}, nullptr,
+                         unused, "sqlite_ratios [--objects N] [--rounds R]")) {
+    return 2;
   }
   const auto dir = std::filesystem::temp_directory_path() / "relstore-sqlite-ratios";
   std::filesystem::remove_all(dir);
