@@ -1,5 +1,6 @@
 #include "adapters/postgresql/json_mirror.h"
 
+#include "adapters/postgresql/queries.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql::json_mirror {
@@ -10,13 +11,11 @@ constexpr Statement kFinishMirror = {
     "SELECT relstore_finish_mirror($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA, "
     "$6::BIGINT[], $7::BYTEA[], $8::BYTEA[], $9::BYTEA[], $10::TEXT[], $11::BIGINT[], "
     "$12::TEXT[], $13::BIGINT[])"};
-constexpr Statement kCommit = {"", "COMMIT"};
 constexpr Statement kWrite = {
     "",
     "SELECT relstore_json_mirror_write($1::BOOLEAN, $2::BIGINT[], $3::BIGINT[], $4::BYTEA[], "
     "$5::BYTEA[], $6::BYTEA[], $7::TEXT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "
     "$11::BIGINT[])"};
-constexpr Statement kModeLocked = {"", kVoteMode};
 constexpr Statement kCommitLock = {"", "SELECT pg_advisory_xact_lock(-1)"};
 constexpr Statement kAdvance = {
     "", "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $1) WHERE id = 0"};
@@ -257,7 +256,7 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
     // Under the mirror lock the mode stays as read. In in-commit mode commits write rows
     // too: the commit lock keeps them out while the guarded rows go in, so no commit can
     // slip between a guard's check and its write (nor deadlock on the same rows).
-    const Result mode = c.run(kModeLocked, Params(), Context::other);
+    const Result mode = c.run(kVoteMode, Params(), Context::other);
     if (mode.bytes(0, 0) == "in-commit") c.run(kCommitLock, Params(), Context::other);
     if (!batch.empty()) {
       BatchArrays a(batch);

@@ -10,8 +10,8 @@
 
 namespace relstore::postgresql::json_mirror {
 
-// Added to the vote's message: the mode, under the lock that keeps it until finish.
-inline constexpr const char* kVoteMode = "SELECT relstore_json_mirror_mode()";
+// In every vote, after BEGIN: the mode, under the lock that keeps it until finish.
+inline constexpr Statement kVoteMode = {"", "SELECT relstore_json_mirror_mode()"};
 
 // The finish of an in-commit commit: relstore_finish_mirror (the move, then the rows of
 // `req.mirror`) and COMMIT in one pipelined message, one round trip. Returns the TID.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "adapters/postgresql/json_mirror.h"
+#include "adapters/postgresql/queries.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -26,8 +27,6 @@ constexpr const char* kCreateTempStore =
     "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA)";
 constexpr size_t kTruncateAfterBytes = 64 << 10;
 constexpr size_t kRowOverhead = 64;  // tuple header, zoid, prev_tid, md5, index entry
-constexpr Statement kBegin = {"", "BEGIN"};
-constexpr Statement kMirrorMode = {"", json_mirror::kVoteMode};
 constexpr Statement kDeleteTemp = {"", "DELETE FROM temp_store"};
 constexpr Statement kTruncateTemp = {"", "TRUNCATE temp_store"};
 // A vote whose records (with kRowOverhead each) come to at most this many bytes sends them
@@ -177,7 +176,7 @@ std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest
   conn_->enter_pipeline();
   try {
     conn_->queue(kBegin);
-    if (loc_.json_mirror) conn_->queue(kMirrorMode);
+    if (loc_.json_mirror) conn_->queue(json_mirror::kVoteMode);
     conn_->queue(truncate ? kTruncateTemp : kDeleteTemp);
     if (!req.records.empty()) {
       conn_->queue(kInsertTemp, Params()
@@ -211,7 +210,7 @@ std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest
   // One message: the server runs BEGIN, waits for the COPY data, then runs the call. The
   // JSON mirror's mode comes first (relstore_json_mirror_mode.sql), in the same message.
   std::string sql = "BEGIN; ";
-  if (loc_.json_mirror) sql += std::string(json_mirror::kVoteMode) + "; ";
+  if (loc_.json_mirror) sql += std::string(json_mirror::kVoteMode.sql) + "; ";
   sql += truncate ? kTruncateTemp.sql : kDeleteTemp.sql;
   if (!req.records.empty()) sql += std::string("; ") + kCopyTempStore;
   if (call) {
