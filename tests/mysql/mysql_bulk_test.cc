@@ -16,6 +16,15 @@ namespace {
 
 using MysqlBulk = MysqlServerTest;
 
+// A SQLite database of 500 sample objects in `d`, the source of the loads.
+std::string sample_source(const ::relstore::testing::TempDir& d) {
+  const std::string src = "sqlite://" + d.sub("src");
+  SampleOptions o;
+  o.objects = 500;
+  write_sample(src, o);
+  return src;
+}
+
 void convert_into(const std::string& src, const std::string& dst, bool incremental) {
   ConvertOptions o;
   o.source = src;
@@ -27,10 +36,7 @@ void convert_into(const std::string& src, const std::string& dst, bool increment
 
 TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
   ::relstore::testing::TempDir d;
-  const std::string src = "sqlite://" + d.sub("src");
-  SampleOptions o;
-  o.objects = 500;
-  write_sample(src, o);
+  const std::string src = sample_source(d);
   const std::string dst = fresh_database("bulk_hf", "?history=free");
   convert_into(src, dst, false);
   auto conn = connect(StorageUri::parse(dst).database);
@@ -52,10 +58,7 @@ TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
 
 TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   ::relstore::testing::TempDir d;
-  const std::string src = "sqlite://" + d.sub("src");
-  SampleOptions o;
-  o.objects = 500;
-  write_sample(src, o);
+  const std::string src = sample_source(d);
   const std::string dst = fresh_database("bulk_hp", "?history=preserving");
   convert_into(src, dst, false);
   ::relstore::testing::update_and_delete_some(src);
