@@ -144,12 +144,7 @@ TEST_F(MysqlConnection, TheSnapshotEndsWhenTheApplicationTransactionEnds) {
   const std::string uri = fresh_database("snapshot");
   const std::string db = StorageUri::parse(uri).database;
   auto st = open_storage(uri);
-  auto inst = st->new_instance();
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(1), std::nullopt, "x", txn);
-  inst->tpc_vote(txn);
-  inst->tpc_finish(txn);
+  commit_one(*st->new_instance(), Oid(1), std::nullopt, "x");
   auto reader = st->new_instance();
   reader->poll_invalidations();
   reader->load(Oid(1));

@@ -86,11 +86,7 @@ TEST_F(MysqlLocks, AnObjectLockedByAnotherCommitterTimesOutAsARetryableConflict)
   const std::string uri = fresh_database("object_lock", "?history=preserving");
   auto st = open_storage(uri + "&commit_lock_timeout=1");
   auto inst = st->new_instance();
-  TransactionMetaData create{"", "", ""};
-  inst->tpc_begin(create);
-  inst->store(Oid(1), std::nullopt, "v1", create);
-  inst->tpc_vote(create);
-  const Tid t1 = inst->tpc_finish(create);
+  const Tid t1 = commit_one(*inst, Oid(1), std::nullopt, "v1");
   auto holder = connect(StorageUri::parse(uri).database);
   holder->exec("SET autocommit = 0");
   holder->query_int("SELECT tid FROM current_object WHERE zoid = 1 FOR UPDATE");

@@ -44,11 +44,7 @@ TEST_F(MysqlRoundTrips, AReadOnlyTransactionWhosePollFindsNothingTakesAtMostOne)
     SCOPED_TRACE(hp ? "history-preserving" : "history-free");
     auto st = open_storage(fresh_database("trips", hp ? "?history=preserving" : "?history=free"));
     auto inst = st->new_instance();
-    TransactionMetaData txn{"", "", ""};
-    inst->tpc_begin(txn);
-    inst->store(Oid(1), std::nullopt, "cached", txn);
-    inst->tpc_vote(txn);
-    inst->tpc_finish(txn);
+    commit_one(*inst, Oid(1), std::nullopt, "cached");
     inst->poll_invalidations();
     inst->load(Oid(1));
     inst->release_snapshot();

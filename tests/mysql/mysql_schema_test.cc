@@ -71,14 +71,6 @@ std::string db_of(const std::string& uri) {
   return u.database;
 }
 
-Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const std::string& data) {
-  TransactionMetaData txn{"u", "d", ""};
-  inst.tpc_begin(txn);
-  inst.store(oid, serial, data, txn);
-  inst.tpc_vote(txn);
-  return inst.tpc_finish(txn);
-}
-
 TEST_F(MysqlSchema, NewDatabaseGetsRelStoragesSchema) {
   for (const bool hp : {false, true}) {
     SCOPED_TRACE(hp ? "history-preserving" : "history-free");

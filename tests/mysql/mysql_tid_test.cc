@@ -88,12 +88,7 @@ TEST_F(MysqlTid, CommitsTakeTheServersUtcClock) {
   // is the current UTC time whatever the server's zone (same machine in this test).
   const std::string uri = fresh_database("tid_clock", "?history=preserving");
   auto st = open_storage(uri);
-  auto inst = st->new_instance();
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(1), std::nullopt, "x", txn);
-  inst->tpc_vote(txn);
-  const Tid tid = inst->tpc_finish(txn);
+  const Tid tid = commit_one(*st->new_instance(), Oid(1), std::nullopt, "x");
   EXPECT_NEAR(TimeStamp(tid).unix_time(), static_cast<double>(std::time(nullptr)), 5.0);
 }
 

@@ -68,4 +68,12 @@ void MysqlServerTest::load_fixture(Connection& conn, const std::string& name) {
   }
 }
 
+Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const std::string& data) {
+  TransactionMetaData txn{"u", "d", ""};
+  inst.tpc_begin(txn);
+  inst.store(oid, serial, data, txn);
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
 }  // namespace relstore::mysql::testing

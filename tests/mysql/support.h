@@ -8,6 +8,7 @@
 #include <string>
 
 #include "adapters/mysql/adapter.h"
+#include "relstore/storage.h"
 #include "relstore/uri.h"
 
 namespace relstore::mysql::testing {
@@ -30,5 +31,9 @@ class MysqlServerTest : public ::testing::Test {
 
   StorageUri base_;
 };
+
+// Commits `data` to `oid` in a transaction of its own (serial none: a new object); returns
+// the TID.
+Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const std::string& data);
 
 }  // namespace relstore::mysql::testing
