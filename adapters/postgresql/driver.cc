@@ -392,6 +392,14 @@ void Conn::exit_pipeline() {
   pipeline_ = false;
 }
 
+void Conn::exit_pipeline_quietly() noexcept {
+  try {
+    exit_pipeline();
+  } catch (...) {
+    broken_ = true;  // still in pipeline mode, or lost: never reused
+  }
+}
+
 void Conn::enter_pipeline() {
   if (pipeline_) return;
   if (!PQenterPipelineMode(conn_)) fail(nullptr, Context::other);

@@ -168,6 +168,9 @@ class Conn {
   void enter_pipeline();
   // Leaves pipeline mode; every batch must have been read.
   void exit_pipeline();
+  // exit_pipeline after an error was thrown (every result was read before it was); a
+  // connection that cannot leave pipeline mode is marked broken and never reused.
+  void exit_pipeline_quietly() noexcept;
   void queue(const Statement& s, const Params& p = Params());
   // Closes the queued statements into a batch and sends it; does not wait.
   void send_batch();

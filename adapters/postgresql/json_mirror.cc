@@ -1,13 +1,13 @@
 #include "adapters/postgresql/json_mirror.h"
 
-#include "adapters/postgresql/queries.h"
+#include "adapters/postgresql/store_connection.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql::json_mirror {
 namespace {
 
 constexpr Statement kFinishMirror = {
-    "",
+    "finish_mirror",
     "SELECT relstore_finish_mirror($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA, "
     "$6::BIGINT[], $7::BYTEA[], $8::BYTEA[], $9::BYTEA[], $10::TEXT[], $11::BIGINT[], "
     "$12::TEXT[], $13::BIGINT[])"};
@@ -16,6 +16,7 @@ constexpr Statement kWrite = {
     "SELECT relstore_json_mirror_write($1::BOOLEAN, $2::BIGINT[], $3::BIGINT[], $4::BYTEA[], "
     "$5::BYTEA[], $6::BYTEA[], $7::TEXT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "
     "$11::BIGINT[])"};
+constexpr Statement kMode = {"", kModeSql};  // on the mirror's own connection
 constexpr Statement kCommitLock = {"", "SELECT pg_advisory_xact_lock(-1)"};
 constexpr Statement kAdvance = {
     "", "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $1) WHERE id = 0"};
@@ -103,44 +104,18 @@ struct BatchArrays {
   BinaryArray errors{BinaryArray::kText}, deleted{BinaryArray::kInt8};
 };
 
-void exit_pipeline_quietly(Conn& conn) noexcept {
-  try {
-    conn.exit_pipeline();
-  } catch (...) {
-    // A lost connection: it is marked broken and will not be reused.
-  }
-}
-
 }  // namespace
 
+const std::vector<Statement> kStoreStatements = {kVoteMode, kFinishMirror};
+
 Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req) {
-  const TransactionMetaData& meta = *req.meta;
   BatchArrays a(*req.mirror);
   Params p;
-  if (req.forced_tid) {
-    p.int64(req.forced_tid->sql());
-  } else {
-    p.null();
-  }
-  p.boolean(req.status == 'p').bytes(meta.user).bytes(meta.description).bytes(meta.extension);
+  put_finish_params(req, p);
   p.bytes(a.zoids.data()).bytes(a.class_names.data()).bytes(a.ghosts.data());
   p.bytes(a.states.data()).bytes(a.refs.data()).bytes(a.error_zoids.data());
   p.bytes(a.errors.data()).bytes(a.deleted.data());
-  // One round trip, like the plain finish: the call and COMMIT travel together, and the
-  // TID is read only once the COMMIT's result is in.
-  conn.enter_pipeline();
-  std::vector<Result> results;
-  try {
-    conn.queue(kFinishMirror, p);
-    conn.queue(kCommit);
-    conn.send_batch();
-    results = conn.wait(Context::commit);
-  } catch (...) {
-    exit_pipeline_quietly(conn);
-    throw;
-  }
-  conn.exit_pipeline();
-  return Tid::from_sql(results.front().int64(0, 0));
+  return finish_and_commit(conn, kFinishMirror, p);
 }
 
 Conn& Mirror::conn() {
@@ -256,7 +231,7 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
     // Under the mirror lock the mode stays as read. In in-commit mode commits write rows
     // too: the commit lock keeps them out while the guarded rows go in, so no commit can
     // slip between a guard's check and its write (nor deadlock on the same rows).
-    const Result mode = c.run(kVoteMode, Params(), Context::other);
+    const Result mode = c.run(kMode, Params(), Context::other);
     if (mode.bytes(0, 0) == "in-commit") c.run(kCommitLock, Params(), Context::other);
     if (!batch.empty()) {
       BatchArrays a(batch);

@@ -11,7 +11,12 @@
 namespace relstore::postgresql::json_mirror {
 
 // In every vote, after BEGIN: the mode, under the lock that keeps it until finish.
-inline constexpr Statement kVoteMode = {"", "SELECT relstore_json_mirror_mode()"};
+inline constexpr const char* kModeSql = "SELECT relstore_json_mirror_mode()";
+inline constexpr Statement kVoteMode = {"vote_mode", kModeSql};
+
+// What a store connection prepares when the database has the mirror's tables: kVoteMode
+// and the in-commit finish.
+extern const std::vector<Statement> kStoreStatements;
 
 // The finish of an in-commit commit: relstore_finish_mirror (the move, then the rows of
 // `req.mirror`) and COMMIT in one pipelined message, one round trip. Returns the TID.

@@ -37,7 +37,6 @@ class PgStoreConnection : public backend::StoreConnection {
   // when `call`); their results.
   std::vector<Result> vote_pipelined(const backend::VoteRequest& req, bool truncate, bool call);
   std::vector<Result> vote_with_copy(const backend::VoteRequest& req, bool truncate, bool call);
-  void exit_pipeline_quietly() noexcept;
 
   const Location& loc_;
   backend::Adapter& adapter_;
@@ -46,5 +45,14 @@ class PgStoreConnection : public backend::StoreConnection {
   size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
   bool mirror_in_commit_ = false;    // the last vote found the JSON mirror in in-commit mode
 };
+
+// relstore_finish's parameters (forced TID, packed, user, description, extension), with
+// which relstore_finish_mirror's begin.
+void put_finish_params(const backend::FinishRequest& req, Params& p);
+
+// Runs a finish call prepared on the store connection, which returns the TID, and COMMIT
+// in one pipelined message: one round trip. The TID is read only once the COMMIT's result
+// is in, so a returned TID is a committed one.
+Tid finish_and_commit(Conn& conn, const Statement& finish, const Params& p);
 
 }  // namespace relstore::postgresql
