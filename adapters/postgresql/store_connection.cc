@@ -43,8 +43,7 @@ constexpr Statement kLockAndDetect = {
     "SELECT o_kind, o_zoid, o_committed, o_given, o_state "
     "FROM relstore_lock_and_detect($1::bigint[], $2::bigint[], $3, $4)"};
 constexpr Statement kFinish = {
-    "finish",
-    "SELECT relstore_finish($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA)"};
+    "finish", "SELECT relstore_finish($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA)"};
 constexpr Statement kFinishCommit = {"finish_commit", "COMMIT"};
 constexpr const char* kCopyTempStore =
     "COPY temp_store (zoid, prev_tid, md5, state) FROM STDIN (FORMAT binary)";
