@@ -9,8 +9,8 @@ namespace {
 constexpr Statement kFinishMirror = {
     "finish_mirror",
     "SELECT relstore_finish_mirror($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA, "
-    "$6::BIGINT[], $7::BYTEA[], $8::BYTEA[], $9::BYTEA[], $10::TEXT[], $11::BIGINT[], "
-    "$12::TEXT[], $13::BIGINT[])"};
+    "$6::BIGINT[], $7::TEXT[], $8::BYTEA[], $9::BIGINT[], $10::BYTEA[], $11::BYTEA[], "
+    "$12::BYTEA[], $13::TEXT[], $14::BIGINT[], $15::TEXT[], $16::BIGINT[])"};
 constexpr Statement kWrite = {
     "",
     "SELECT relstore_json_mirror_write($1::BOOLEAN, $2::BIGINT[], $3::BIGINT[], $4::BYTEA[], "
@@ -108,10 +108,9 @@ struct BatchArrays {
 
 const std::vector<Statement> kStoreStatements = {kVoteMode, kFinishMirror};
 
-Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req) {
+Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req, FinishParams& f) {
   BatchArrays a(*req.mirror);
-  Params p;
-  put_finish_params(req, p);
+  Params& p = f.params();
   p.bytes(a.zoids.data()).bytes(a.class_names.data()).bytes(a.ghosts.data());
   p.bytes(a.states.data()).bytes(a.refs.data()).bytes(a.error_zoids.data());
   p.bytes(a.errors.data()).bytes(a.deleted.data());

@@ -8,6 +8,10 @@
 
 #include "adapters/postgresql/adapter.h"
 
+namespace relstore::postgresql {
+class FinishParams;  // store_connection.h
+}
+
 namespace relstore::postgresql::json_mirror {
 
 // In every vote, after BEGIN: the mode, under the lock that keeps it until finish.
@@ -20,7 +24,8 @@ extern const std::vector<Statement> kStoreStatements;
 
 // The finish of an in-commit commit: relstore_finish_mirror (the move, then the rows of
 // `req.mirror`) and COMMIT in one pipelined message, one round trip. Returns the TID.
-Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req);
+// `f` holds relstore_finish's parameters; the rows' are added to them.
+Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req, FinishParams& f);
 
 // The mirror calls of backend::Adapter for one database. Thread-safe (one call at a time).
 class Mirror {

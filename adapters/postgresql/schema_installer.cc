@@ -71,7 +71,8 @@ bool functions_current(const Inspection& seen, bool keep_history) {
 }
 
 // Installs the functions whose text changed. CREATE OR REPLACE keeps a function's identity,
-// so sessions using it are not disturbed; a change of signature needs a new name.
+// so sessions using it are not disturbed. A new signature creates an overload beside the
+// old one, which processes of the previous version keep calling (never dropped here).
 void install_functions(Conn& conn, const Inspection& seen, bool keep_history) {
   for (const auto& name : function_names()) {
     const std::string checksum = checksum_of(name, keep_history);
@@ -132,10 +133,9 @@ const char* mode_name(bool keep_history) {
 const std::vector<std::string>& function_names() {
   // SQL-language functions are checked when created: callees come first.
   static const std::vector<std::string> kNames = {
-      "relstore_tid_for_epoch",    "relstore_current_tid",
-      "relstore_later_than",       "relstore_lock_and_detect",
-      "relstore_finish",           "relstore_json_mirror_mode",
-      "relstore_json_mirror_rows", "relstore_json_mirror_write",
+      "relstore_tid_for_epoch",    "relstore_current_tid",      "relstore_later_than",
+      "relstore_records",          "relstore_lock_and_detect",  "relstore_finish",
+      "relstore_json_mirror_mode", "relstore_json_mirror_rows", "relstore_json_mirror_write",
       "relstore_finish_mirror"};
   return kNames;
 }

@@ -10,40 +10,32 @@
 namespace relstore::postgresql {
 namespace {
 
-// RelStorage's per-session table (design.md §3), but without ON COMMIT DELETE ROWS: that
-// truncates the table's files at every commit of a session that touched any temporary
-// table, which cost about 10 ms per commit on our ext4 disk under load (measured: more
-// than the WAL fsync itself). Each vote empties it with DELETE instead, inside the vote's
-// transaction. Deleted rows keep their pages until a TRUNCATE (temporary tables are never
-// vacuumed, and COPY appends), and every DELETE and every scan of temp_store reads them
-// all: with a few MB behind it a 20-object vote took 7 ms, past temp_buffers (8 MB by
-// default) 200 ms. So the vote truncates instead once 64 kB have been written since the
-// last truncation: every 9 transactions of 20 small objects, at once after a big one. A
-// TRUNCATE costs about 1 ms (new files); with 256 kB the dead rows cost 1-object commits
-// ~90 µs and 20-object ones ~60 µs more than with 64 kB, and 32 kB truncated too often
-// (build/benchmarks/postgresql_ratios, three runs of each).
+// A vote of up to 64 kB of records (with kRowOverhead each) keeps them on the client: the
+// vote sends their OIDs and serials to relstore_lock_and_detect and the finish sends the
+// records themselves to relstore_finish, as binary array parameters in a pipeline (one
+// round trip each). Staging them in temp_store as well (DELETE, INSERT, and a TRUNCATE
+// now and then to drop the dead rows) cost ~100 µs a commit of 20 small objects, more
+// than the rest of the vote (server log, log_min_duration_statement = 0).
+constexpr size_t kPipelinedUploadBytes = 64 << 10;
+constexpr size_t kRowOverhead = 64;  // tuple header, zoid, prev_tid, md5, index entry
+// A larger vote is copied into temp_store with binary COPY, whose CopyInResponse the
+// client must wait for before it may send the data: a second round trip, which a bigger
+// upload amortises (docs/postgresql.md). temp_store is RelStorage's per-session table
+// (design.md §3), but without ON COMMIT DELETE ROWS: that truncates the table's files at
+// every commit of a session that touched any temporary table, about 10 ms per commit on
+// our ext4 disk under load. Such a vote truncates it first instead (about 1 ms, new
+// files), which a vote of more than 64 kB amortises: deleted rows would keep their pages
+// (temporary tables are never vacuumed) and slow every later scan of the table.
 constexpr const char* kCreateTempStore =
     "CREATE TEMPORARY TABLE IF NOT EXISTS temp_store (zoid BIGINT NOT NULL PRIMARY KEY, "
     "prev_tid BIGINT NOT NULL, md5 CHAR(32), state BYTEA)";
-constexpr size_t kTruncateAfterBytes = 64 << 10;
-constexpr size_t kRowOverhead = 64;  // tuple header, zoid, prev_tid, md5, index entry
-constexpr Statement kDeleteTemp = {"vote_delete", "DELETE FROM temp_store"};
-constexpr Statement kTruncateTemp = {"", "TRUNCATE temp_store"};
-// A vote whose records (with kRowOverhead each) come to at most this many bytes sends them
-// as binary array parameters in a pipeline with everything else: one round trip. A larger
-// one uses binary COPY, whose CopyInResponse the client must wait for before it may send
-// the data: a second round trip, which a bigger upload amortises (docs/postgresql.md).
-constexpr size_t kPipelinedUploadBytes = 64 << 10;
-constexpr Statement kInsertTemp = {
-    "vote_insert",
-    "INSERT INTO temp_store (zoid, prev_tid, md5, state) "
-    "SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::bytea[])"};
 constexpr Statement kLockAndDetect = {
     "vote_lock_and_detect",
-    "SELECT o_kind, o_zoid, o_committed, o_given, o_state "
-    "FROM relstore_lock_and_detect($1::bigint[], $2::bigint[], $3, $4)"};
-constexpr Statement kFinish = {
-    "finish", "SELECT relstore_finish($1::BIGINT, $2::BOOLEAN, $3::BYTEA, $4::BYTEA, $5::BYTEA)"};
+    "SELECT o_kind, o_zoid, o_committed, o_given, o_state FROM relstore_lock_and_detect("
+    "$1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5, $6)"};
+constexpr Statement kFinish = {"finish",
+                               "SELECT relstore_finish($1::BIGINT, $2::BOOLEAN, $3::BYTEA, "
+                               "$4::BYTEA, $5::BYTEA, $6::BIGINT[], $7::TEXT[], $8::BYTEA[])"};
 constexpr Statement kFinishCommit = {"finish_commit", "COMMIT"};
 constexpr const char* kCopyTempStore =
     "COPY temp_store (zoid, prev_tid, md5, state) FROM STDIN (FORMAT binary)";
@@ -91,8 +83,7 @@ void PgStoreConnection::ensure_open() {
   conn->simple(kCreateTempStore, Context::other);
   // Prepared once: parsing and planning them for every transaction cost about 60 µs a
   // commit (server log with log_min_duration_statement = 0).
-  std::vector<Statement> prepared = {kDeleteTemp, kInsertTemp, kLockAndDetect, kFinish,
-                                     kFinishCommit};
+  std::vector<Statement> prepared = {kLockAndDetect, kFinish, kFinishCommit};
   if (loc_.json_mirror) {
     prepared.insert(prepared.end(), json_mirror::kStoreStatements.begin(),
                     json_mirror::kStoreStatements.end());
@@ -137,15 +128,13 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
   }
   size_t bytes = 0;
   for (const auto& r : req.records) bytes += kRowOverhead + (r.state ? r.state->size() : 0);
-  const bool truncate = bytes_since_truncate_ > kTruncateAfterBytes;
-  bytes_since_truncate_ = (truncate ? 0 : bytes_since_truncate_) + bytes;
+  staged_ = bytes > kPipelinedUploadBytes;
   const bool call =
       req.check_conflicts || !req.read_current.empty() || (req.forced_tid && loc_.keep_history);
   // results[0] is BEGIN's, results[1] the JSON mirror's mode when the database has one,
   // the last the lock-and-detect call's when there is one.
-  const std::vector<Result> results = bytes <= kPipelinedUploadBytes
-                                          ? vote_pipelined(req, truncate, call)
-                                          : vote_with_copy(req, truncate, call);
+  const std::vector<Result> results =
+      staged_ ? vote_with_copy(req, call) : vote_pipelined(req, call);
   mirror_in_commit_ = loc_.json_mirror && results.at(1).bytes(0, 0) == "in-commit";
   if (!call) return {};
   const Result& r = results.back();
@@ -170,14 +159,11 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
   return out;
 }
 
-std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest& req,
-                                                      bool truncate, bool call) {
+std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest& req, bool call) {
   BinaryArray zoids{BinaryArray::kInt8}, prev_tids{BinaryArray::kInt8};
-  BinaryArray md5s{BinaryArray::kText}, states{BinaryArray::kBytea};
   for (const auto& r : req.records) {
     zoids.int64(r.oid.sql());
     prev_tids.int64(r.prev_tid.sql());
-    put_md5_and_state(r, md5s, states);
   }
   BinaryArray read_oids{BinaryArray::kInt8}, read_tids{BinaryArray::kInt8};
   for (const auto& rc : req.read_current) {
@@ -188,16 +174,9 @@ std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest
   try {
     conn_->queue(kBegin);
     if (loc_.json_mirror) conn_->queue(json_mirror::kVoteMode);
-    conn_->queue(truncate ? kTruncateTemp : kDeleteTemp);
-    if (!req.records.empty()) {
-      conn_->queue(kInsertTemp, Params()
-                                    .bytes(zoids.data())
-                                    .bytes(prev_tids.data())
-                                    .bytes(md5s.data())
-                                    .bytes(states.data()));
-    }
     if (call) {
       Params p;
+      p.bytes(zoids.data()).bytes(prev_tids.data());
       p.bytes(read_oids.data()).bytes(read_tids.data()).boolean(req.check_conflicts);
       if (req.forced_tid) {
         p.int64(req.forced_tid->sql());
@@ -216,24 +195,27 @@ std::vector<Result> PgStoreConnection::vote_pipelined(const backend::VoteRequest
   }
 }
 
-std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest& req,
-                                                      bool truncate, bool call) {
+std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest& req, bool call) {
   // One message: the server runs BEGIN, waits for the COPY data, then runs the call. The
   // JSON mirror's mode comes first (relstore_json_mirror_mode.sql), in the same message.
   std::string sql = "BEGIN; ";
   if (loc_.json_mirror) sql += std::string(json_mirror::kVoteMode.sql) + "; ";
-  sql += truncate ? kTruncateTemp.sql : kDeleteTemp.sql;
-  if (!req.records.empty()) sql += std::string("; ") + kCopyTempStore;
+  if (temp_store_used_) sql += "TRUNCATE temp_store; ";
+  temp_store_used_ = true;
+  sql += kCopyTempStore;
   if (call) {
     std::vector<int64_t> oids, tids;
     for (const auto& rc : req.read_current) {
       oids.push_back(rc.oid.sql());
       tids.push_back(rc.serial.sql());
     }
-    sql += "; SELECT o_kind, o_zoid, o_committed, o_given, o_state FROM relstore_lock_and_detect(" +
-           bigint_array(oids) + ", " + bigint_array(tids) + ", " +
-           (req.check_conflicts ? "true" : "false") + ", " +
-           (req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL") + ")";
+    // NULL records: relstore_lock_and_detect reads them from temp_store.
+    sql +=
+        "; SELECT o_kind, o_zoid, o_committed, o_given, o_state FROM "
+        "relstore_lock_and_detect(NULL::bigint[], NULL::bigint[], " +
+        bigint_array(oids) + ", " + bigint_array(tids) + ", " +
+        (req.check_conflicts ? "true" : "false") + ", " +
+        (req.forced_tid ? std::to_string(req.forced_tid->sql()) : "NULL") + ")";
   }
   const CopyProducer rows = [&](CopyWriter& w) {
     for (const auto& r : req.records) {
@@ -243,10 +225,11 @@ std::vector<Result> PgStoreConnection::vote_with_copy(const backend::VoteRequest
       put_md5_and_state(r, w, w);
     }
   };
-  return conn_->simple(sql, Context::vote, req.records.empty() ? nullptr : &rows);
+  return conn_->simple(sql, Context::vote, &rows);
 }
 
 void PgStoreConnection::replace(std::span<const backend::PendingRecord> records) {
+  if (!staged_) return;  // the finish sends the records as they are then
   // All the updates in one pipeline: one round trip however many were resolved.
   conn_->enter_pipeline();
   for (const auto& r : records) {
@@ -267,24 +250,32 @@ void PgStoreConnection::replace(std::span<const backend::PendingRecord> records)
 }
 
 Tid PgStoreConnection::finish(const backend::FinishRequest& req) {
-  if (req.mirror) return json_mirror::finish_in_commit(*conn_, req);
-  Params p;
-  put_finish_params(req, p);
-  return finish_and_commit(*conn_, kFinish, p);
+  FinishParams f(req, staged_);
+  if (req.mirror) return json_mirror::finish_in_commit(*conn_, req, f);
+  return finish_and_commit(*conn_, kFinish, f.params());
 }
 
 void PgStoreConnection::rollback() noexcept {
   if (conn_) conn_->rollback_quietly();
 }
 
-void put_finish_params(const backend::FinishRequest& req, Params& p) {
+FinishParams::FinishParams(const backend::FinishRequest& req, bool staged) {
   if (req.forced_tid) {
-    p.int64(req.forced_tid->sql());
+    p_.int64(req.forced_tid->sql());
   } else {
-    p.null();
+    p_.null();
   }
   const TransactionMetaData& meta = *req.meta;
-  p.boolean(req.status == 'p').bytes(meta.user).bytes(meta.description).bytes(meta.extension);
+  p_.boolean(req.status == 'p').bytes(meta.user).bytes(meta.description).bytes(meta.extension);
+  if (staged) {
+    p_.null().null().null();  // relstore_records reads temp_store
+    return;
+  }
+  for (const auto& r : req.records) {
+    zoids_.int64(r.oid.sql());
+    put_md5_and_state(r, md5s_, states_);
+  }
+  p_.bytes(zoids_.data()).bytes(md5s_.data()).bytes(states_.data());
 }
 
 Tid finish_and_commit(Conn& conn, const Statement& finish, const Params& p) {

@@ -9,11 +9,11 @@
 
 namespace relstore::postgresql {
 
-// A write transaction costs two round trips: the vote sends BEGIN, the emptying of
-// temp_store, the records as binary arrays and the lock-and-detect call in one pipeline
-// (1); the finish sends the relstore_finish call and COMMIT in one message (2). A vote of
-// more than 64 kB sends the COPY command instead and then the COPY data: one round trip
-// more.
+// A write transaction costs two round trips: the vote sends BEGIN and the lock-and-detect
+// call with the records' OIDs and serials in one pipeline (1); the finish sends the
+// relstore_finish call with the records as binary arrays and COMMIT in one message (2).
+// A vote of more than 64 kB copies the records into temp_store instead (binary COPY), one
+// round trip more, and the calls read them from there.
 class PgStoreConnection : public backend::StoreConnection {
  public:
   PgStoreConnection(const Location& loc, backend::Adapter& adapter);
@@ -33,22 +33,35 @@ class PgStoreConnection : public backend::StoreConnection {
   // transaction is on the server yet when this is called).
   void ensure_open();
   std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
-  // The vote's statements (empty temp_store by TRUNCATE or DELETE, upload, lock-and-detect
-  // when `call`); their results.
-  std::vector<Result> vote_pipelined(const backend::VoteRequest& req, bool truncate, bool call);
-  std::vector<Result> vote_with_copy(const backend::VoteRequest& req, bool truncate, bool call);
+  // The vote's statements (with the COPY: upload into temp_store; lock-and-detect when
+  // `call`); their results.
+  std::vector<Result> vote_pipelined(const backend::VoteRequest& req, bool call);
+  std::vector<Result> vote_with_copy(const backend::VoteRequest& req, bool call);
 
   const Location& loc_;
   backend::Adapter& adapter_;
   std::unique_ptr<Conn> conn_;
-  int oid_blocks_ = 1;               // blocks the next allocation takes (doubles up to 16)
-  size_t bytes_since_truncate_ = 0;  // copied into temp_store since it was last truncated
-  bool mirror_in_commit_ = false;    // the last vote found the JSON mirror in in-commit mode
+  int oid_blocks_ = 1;             // blocks the next allocation takes (doubles up to 16)
+  bool staged_ = false;            // the last vote copied its records into temp_store
+  bool temp_store_used_ = false;   // temp_store has rows of an earlier vote (to truncate)
+  bool mirror_in_commit_ = false;  // the last vote found the JSON mirror in in-commit mode
 };
 
-// relstore_finish's parameters (forced TID, packed, user, description, extension), with
-// which relstore_finish_mirror's begin.
-void put_finish_params(const backend::FinishRequest& req, Params& p);
+// relstore_finish's parameters, with which relstore_finish_mirror's begin: forced TID,
+// packed, user, description, extension, and the records as arrays (zoids, md5s, states),
+// or three NULLs when the vote copied them into temp_store (`staged`).
+class FinishParams {
+ public:
+  FinishParams(const backend::FinishRequest& req, bool staged);
+  FinishParams(const FinishParams&) = delete;  // the parameters point into the arrays
+  FinishParams& operator=(const FinishParams&) = delete;
+  Params& params() { return p_; }
+
+ private:
+  BinaryArray zoids_{BinaryArray::kInt8}, md5s_{BinaryArray::kText};
+  BinaryArray states_{BinaryArray::kBytea};
+  Params p_;
+};
 
 // Runs a finish call prepared on the store connection, which returns the TID, and COMMIT
 // in one pipelined message: one round trip. The TID is read only once the COMMIT's result

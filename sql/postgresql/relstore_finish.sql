@@ -1,18 +1,20 @@
 -- Finish (design.md §4 step 4), called in the vote's transaction and followed by COMMIT
 -- in the same message: takes the commit lock (pg_advisory_xact_lock(-1), RelStorage's
 -- key), chooses the TID from the server clock unless the caller forces one, and moves
--- temp_store into the permanent tables. The commit lock is held only from here to the
+-- the records into the permanent tables: p_zoids, p_md5s and p_states, or temp_store's rows
+-- when they are NULL (relstore_records). The commit lock is held only from here to the
 -- COMMIT. Returns the TID. Rows of the big tables are reached through their indexes with
--- correlated subqueries and "= ANY(ARRAY(...))", never by a join with temp_store, which
--- has no statistics and could be planned as a scan of the whole table.
+-- correlated subqueries and "= ANY(ARRAY(...))", never by a join with the records, which
+-- have no statistics and could be planned as a scan of the whole table. (Processes of
+-- relstore before 2026-11-30 call the overload without the arrays.)
 
 -- @hp
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_finish(
   p_forced_tid BIGINT, p_packed BOOLEAN, p_username BYTEA, p_description BYTEA,
-  p_extension BYTEA)
+  p_extension BYTEA, p_zoids BIGINT[], p_md5s TEXT[], p_states BYTEA[])
 RETURNS BIGINT
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_tid BIGINT := p_forced_tid;
   v_last BIGINT;
@@ -26,16 +28,18 @@ BEGIN
       relstore_tid_for_epoch(extract(epoch FROM clock_timestamp())::DOUBLE PRECISION), v_last);
   END IF;
   INSERT INTO "transaction" (tid, packed, is_empty, username, description, extension)
-    VALUES (v_tid, p_packed, NOT EXISTS (SELECT 1 FROM temp_store), p_username,
-            p_description, p_extension);
+    VALUES (v_tid, p_packed,
+            NOT EXISTS (SELECT 1 FROM relstore_records(p_zoids, NULL, p_md5s, p_states)),
+            p_username, p_description, p_extension);
   -- prev_tid is what was current, so restored records (which come with prev_tid 0) get
   -- it right too.
   INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state)
     SELECT t.zoid, v_tid, COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = t.zoid), 0),
            t.md5, COALESCE(length(t.state), 0), t.state
-    FROM temp_store t ORDER BY t.zoid;
+    FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t ORDER BY t.zoid;
   INSERT INTO current_object (zoid, tid)
-    SELECT zoid, v_tid FROM temp_store ORDER BY zoid
+    SELECT t.zoid, v_tid FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t
+    ORDER BY t.zoid
     ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid;
   RETURN v_tid;
 END;
@@ -46,9 +50,9 @@ $$;
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_finish(
   p_forced_tid BIGINT, p_packed BOOLEAN, p_username BYTEA, p_description BYTEA,
-  p_extension BYTEA)
+  p_extension BYTEA, p_zoids BIGINT[], p_md5s TEXT[], p_states BYTEA[])
 RETURNS BIGINT
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_tid BIGINT := p_forced_tid;
   v_last BIGINT;
@@ -62,12 +66,15 @@ BEGIN
       relstore_tid_for_epoch(extract(epoch FROM clock_timestamp())::DOUBLE PRECISION), v_last);
   END IF;
   -- Blob rows belong to the state being replaced (deleted objects lose theirs by cascade).
-  DELETE FROM blob_chunk WHERE zoid = ANY (ARRAY(SELECT zoid FROM temp_store));
-  DELETE FROM object_state
-    WHERE zoid = ANY (ARRAY(SELECT zoid FROM temp_store WHERE state IS NULL));
+  DELETE FROM blob_chunk b WHERE b.zoid = ANY (ARRAY(
+    SELECT t.zoid FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t));
+  DELETE FROM object_state o WHERE o.zoid = ANY (ARRAY(
+    SELECT t.zoid FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t
+    WHERE t.state IS NULL));
   INSERT INTO object_state (zoid, tid, state_size, state)
-    SELECT zoid, v_tid, length(state), state FROM temp_store
-    WHERE state IS NOT NULL ORDER BY zoid
+    SELECT t.zoid, v_tid, length(t.state), t.state
+    FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t
+    WHERE t.state IS NOT NULL ORDER BY t.zoid
     ON CONFLICT (zoid) DO UPDATE
       SET tid = excluded.tid, state_size = excluded.state_size, state = excluded.state;
   RETURN v_tid;

@@ -1,5 +1,6 @@
 -- relstore_finish for a commit made while the JSON mirror is in in-commit mode: the same
--- move, then the commit's mirror rows (decoded by the client), its undecodable states and
+-- move (of p_record_zoids, p_md5s and p_record_states, as relstore_finish's arrays), then
+-- the commit's mirror rows (decoded by the client), its undecodable states and
 -- its deletions, in the same transaction. last_tid moves to the new TID only if the
 -- mirror held everything before this commit (no revision newer than last_tid but this
 -- commit's), so that it keeps meaning "everything up to here is mirrored" while a mirror
@@ -7,7 +8,8 @@
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_finish_mirror(
   p_forced_tid BIGINT, p_packed BOOLEAN, p_username BYTEA, p_description BYTEA,
-  p_extension BYTEA, p_zoids BIGINT[], p_class_names BYTEA[], p_ghosts BYTEA[],
+  p_extension BYTEA, p_record_zoids BIGINT[], p_md5s TEXT[], p_record_states BYTEA[],
+  p_zoids BIGINT[], p_class_names BYTEA[], p_ghosts BYTEA[],
   p_states BYTEA[], p_refs TEXT[], p_error_zoids BIGINT[], p_errors TEXT[],
   p_deleted BIGINT[])
 RETURNS BIGINT
@@ -15,7 +17,8 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_tid BIGINT;
 BEGIN
-  v_tid := relstore_finish(p_forced_tid, p_packed, p_username, p_description, p_extension);
+  v_tid := relstore_finish(p_forced_tid, p_packed, p_username, p_description, p_extension,
+                           p_record_zoids, p_md5s, p_record_states);
   PERFORM relstore_json_mirror_write(
     false, p_zoids, array_fill(v_tid, ARRAY[cardinality(p_zoids)]), p_class_names, p_ghosts,
     p_states, p_refs, p_error_zoids, array_fill(v_tid, ARRAY[cardinality(p_error_zoids)]),

@@ -1,5 +1,6 @@
--- Vote (design.md §4 step 3), called after the records were copied into temp_store:
--- takes the object locks and reports what stops the commit, one row per problem:
+-- Vote (design.md §4 step 3): takes the object locks and reports what stops the commit,
+-- one row per problem. The records' OIDs and serials come as arrays (p_zoids,
+-- p_prev_tids), or NULL when a large vote copied them into temp_store (relstore_records).
 --   duplicate_tid  restore into a TID the database already has (history-preserving)
 --   read_stale     a readCurrent object is no longer at the serial the writer read
 --   read_locked    a readCurrent object is locked by a transaction committing a change
@@ -9,16 +10,19 @@
 -- and before the readCurrent shared locks, which are only tried: a transaction waits
 -- only while it holds no shared lock, so readCurrent can never be part of a deadlock.
 -- Objects created by this transaction (prev_tid 0) need no lock: their OIDs are new.
--- temp_store has no statistics (temporary tables are never analyzed), so a join with it
--- may be planned as a hash join over all of object_state; the committed rows are looked up
--- with correlated subqueries instead, one index probe per stored object.
+-- The records have no statistics (arrays, or a temporary table, which is never analyzed),
+-- so a join with them may be planned as a hash join over all of object_state; the
+-- committed rows are looked up with correlated subqueries instead, one index probe per
+-- stored object. (Processes of relstore before 2026-11-30 call the overload without
+-- p_zoids and p_prev_tids, which stays in databases they created.)
 
 -- @hp
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_lock_and_detect(
-  p_read_oids BIGINT[], p_read_tids BIGINT[], p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
+  p_zoids BIGINT[], p_prev_tids BIGINT[], p_read_oids BIGINT[], p_read_tids BIGINT[],
+  p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
 RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o_state BYTEA)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_zoid BIGINT;
 BEGIN
@@ -44,7 +48,8 @@ BEGIN
     -- One statement for all the locks; the sorted subquery is evaluated first, so they are
     -- taken in OID order.
     PERFORM count(pg_advisory_xact_lock(s.zoid))
-      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+      FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+            WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
@@ -72,7 +77,7 @@ BEGIN
       FROM (SELECT t.zoid, t.prev_tid AS given,
                    COALESCE((SELECT c.tid FROM current_object c WHERE c.zoid = t.zoid), 0)
                      AS committed
-            FROM temp_store t) x
+            FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t) x
       WHERE x.committed <> x.given ORDER BY x.zoid;
   END IF;
 END;
@@ -82,9 +87,10 @@ $$;
 -- @hf
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_lock_and_detect(
-  p_read_oids BIGINT[], p_read_tids BIGINT[], p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
+  p_zoids BIGINT[], p_prev_tids BIGINT[], p_read_oids BIGINT[], p_read_tids BIGINT[],
+  p_check_conflicts BOOLEAN, p_forced_tid BIGINT)
 RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o_state BYTEA)
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_zoid BIGINT;
 BEGIN
@@ -106,7 +112,8 @@ BEGIN
     -- One statement for all the locks; the sorted subquery is evaluated first, so they are
     -- taken in OID order.
     PERFORM count(pg_advisory_xact_lock(s.zoid))
-      FROM (SELECT t.zoid FROM temp_store t WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+      FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+            WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
@@ -134,7 +141,7 @@ BEGIN
       FROM (SELECT t.zoid, t.prev_tid AS given,
                    COALESCE((SELECT o.tid FROM object_state o WHERE o.zoid = t.zoid), 0)
                      AS committed
-            FROM temp_store t) x
+            FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t) x
       WHERE x.committed <> x.given ORDER BY x.zoid;
   END IF;
 END;

@@ -98,6 +98,9 @@ struct ConflictRow {
 
 struct FinishRequest {
   const TransactionMetaData* meta = nullptr;
+  // The records as they are to be committed (conflicts resolved), sorted by OID: for
+  // dialects that send them with the finish rather than keep them on the server.
+  std::span<const PendingRecord> records;
   // In-commit JSON mirror rows for this commit's records (their tid is the commit's);
   // null when the mirror is not in in-commit mode.
   const mirror::Batch* mirror = nullptr;

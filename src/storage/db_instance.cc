@@ -340,6 +340,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   check_txn(txn, Phase::voted, "tpc_finish");
   backend::FinishRequest req;
   req.meta = txn_;
+  req.records = records_;
   // In-commit JSON mirror: rows of the final states (after conflict resolution), written
   // by finish in the same database transaction. Decoding never fails the commit.
   mirror::Batch mirror_rows;

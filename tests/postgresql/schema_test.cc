@@ -199,5 +199,34 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
   EXPECT_EQ(db.scalar("SELECT relstore_later_than(5, 9)"), "10");
 }
 
+// A database relstore opened before 2026-11-30 has the vote and finish functions with the
+// signatures of then (records in temp_store only). The upgrade adds the current ones as
+// overloads and leaves the old ones for processes of that version, which call them still.
+TEST(PostgresqlSchema, FunctionsWithAnOlderSignatureStayBesideTheCurrentOnes) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_overloads");
+  open_storage(db.uri())->close();
+  db.exec(
+      "DROP FUNCTION relstore_finish_mirror(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA, BIGINT[], "
+      "TEXT[], BYTEA[], BIGINT[], BYTEA[], BYTEA[], BYTEA[], TEXT[], BIGINT[], TEXT[], "
+      "BIGINT[]); "
+      "DROP FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA, BIGINT[], TEXT[], "
+      "BYTEA[]); "
+      "CREATE FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA) RETURNS BIGINT "
+      "LANGUAGE sql AS 'SELECT 7::BIGINT'; "
+      "COMMENT ON FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA) IS "
+      "'relstore md5 of an older text'");
+  auto st = open_storage(db.uri());
+  auto inst = st->new_instance();
+  TransactionMetaData txn{"user", "after the upgrade", ""};
+  inst->tpc_begin(txn);
+  inst->store(inst->new_oid(), std::nullopt, "data", txn);
+  inst->tpc_vote(txn);
+  const Tid tid = inst->tpc_finish(txn);
+  EXPECT_NE(tid, Tid(7));
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM pg_proc WHERE proname = 'relstore_finish'"), "2");
+  EXPECT_EQ(db.scalar("SELECT relstore_finish(NULL, false, '', '', '')"), "7");
+}
+
 }  // namespace
 }  // namespace relstore
