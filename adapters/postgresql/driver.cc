@@ -477,17 +477,4 @@ bool Conn::wait_for_notification(double seconds) {
   }
 }
 
-std::string Conn::bytea_literal(std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  // An escape-string literal, so the value does not depend on standard_conforming_strings.
-  std::string out = "E'\\\\x";
-  out.reserve(bytes.size() * 2 + 12);
-  for (unsigned char c : bytes) {
-    out += kHex[c >> 4];
-    out += kHex[c & 15];
-  }
-  out += "'::bytea";
-  return out;
-}
-
 }  // namespace relstore::postgresql

@@ -183,9 +183,6 @@ class Conn {
   // True when one or more arrived (all are consumed); false on timeout. Outside pipelines.
   bool wait_for_notification(double seconds);
 
-  // `bytes` as an SQL bytea literal, for simple-query text.
-  static std::string bytea_literal(std::string_view bytes);
-
  private:
   void count_round_trip();
   [[noreturn]] void fail(const PGresult* res, Context ctx);
