@@ -24,7 +24,6 @@ const Queries& queries(bool keep_history);
 // Shared by both modes.
 inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"};
 inline constexpr Statement kBegin = {"", "BEGIN"};
-inline constexpr Statement kCommit = {"", "COMMIT"};
 inline constexpr Statement kRollback = {"", "ROLLBACK"};
 inline constexpr Statement kLoadRevision = {
     "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
