@@ -39,16 +39,13 @@ ConvertReport convert_into(const std::string& src, const std::string& dst, bool 
   return convert(o);
 }
 
-class PostgresqlBulk : public ::testing::TestWithParam<bool> {
- protected:
-  std::string query() const { return GetParam() ? "history=preserving" : "history=free"; }
-};
+class PostgresqlBulk : public pgtest::ModeTest {};
 
 // Killed part-way (an operator's ^C, a crash), the database holds whole batches only, and
 // `--incremental` finishes the job with the same content as an uninterrupted run.
 TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "bulk_resume_hp" : "bulk_resume_hf");
+  TestDatabase db(db_name("bulk_resume"));
   TempDir d;
   const std::string src = sample_file(d, 30000);
   const std::string dst = db.uri(query());
@@ -66,7 +63,7 @@ TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
 // The OID allocator ends above every copied oid, also after a load into an empty database.
 TEST_P(PostgresqlBulk, TheAllocatorEndsAboveTheLargestOid) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "bulk_alloc_hp" : "bulk_alloc_hf");
+  TestDatabase db(db_name("bulk_alloc"));
   TempDir d;
   const std::string src = sample_file(d, 700);
   convert_into(src, db.uri(query()), false, 300);
@@ -79,7 +76,7 @@ TEST_P(PostgresqlBulk, TheAllocatorEndsAboveTheLargestOid) {
 // new state, deleted ones disappear (history-free) or get an absent revision.
 TEST_P(PostgresqlBulk, IncrementalLoadsUpdateAndDeleteObjects) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "bulk_incr_hp" : "bulk_incr_hf");
+  TestDatabase db(db_name("bulk_incr"));
   TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
   SampleOptions o;
@@ -101,7 +98,7 @@ TEST_P(PostgresqlBulk, IncrementalLoadsUpdateAndDeleteObjects) {
 // past it).
 TEST_P(PostgresqlBulk, AnInCommitMirrorIsCaughtUpAfterTheLoad) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "bulk_mirror_hp" : "bulk_mirror_hf");
+  TestDatabase db(db_name("bulk_mirror"));
   TempDir d;
   const std::string src = sample_file(d, 300);
   const std::string dst = db.uri(query());
@@ -114,8 +111,7 @@ TEST_P(PostgresqlBulk, AnInCommitMirrorIsCaughtUpAfterTheLoad) {
   EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlBulk, ::testing::Bool(),
-                         [](const auto& p) { return p.param ? "hp" : "hf"; });
+INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlBulk, ::testing::Bool(), pgtest::mode_name);
 
 // Restoring a transaction the database already has is refused with its TID, and the
 // batch changes nothing.

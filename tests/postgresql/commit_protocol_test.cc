@@ -12,32 +12,21 @@ namespace relstore {
 namespace {
 
 using pgtest::TestDatabase;
+using pgtest::update_all;
 
 uint64_t round_trips(const Storage& st) { return st.stats().round_trips; }
 
-// Updates oids 1..n (which must exist at `serials`) in one transaction.
-Tid update_all(StorageInstance& inst, std::map<uint64_t, Tid>& serials, const std::string& data) {
-  TransactionMetaData txn{"user", "update", ""};
-  inst.tpc_begin(txn);
-  for (const auto& [oid, serial] : serials) inst.store(Oid(oid), serial, data, txn);
-  inst.tpc_vote(txn);
-  const Tid tid = inst.tpc_finish(txn);
-  for (auto& [oid, serial] : serials) serial = tid;
-  return tid;
-}
-
-class PostgresqlRoundTrips : public ::testing::TestWithParam<bool> {};
+class PostgresqlRoundTrips : public pgtest::ModeTest {};
 
 // RelStorage needs 7–8 round trips for a write transaction; relstore sends BEGIN, the
 // records and the lock-and-detect call in one pipeline, and the move with COMMIT in one
 // message.
 TEST_P(PostgresqlRoundTrips, TwentyObjectWriteTransactionTakesAtMostFour) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "rt_write_hp" : "rt_write_hf");
-  auto st = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  TestDatabase db(db_name("rt_write"));
+  auto st = open_storage(db.uri(query()));
   auto inst = st->new_instance();
-  std::map<uint64_t, Tid> serials;
-  for (uint64_t oid = 1; oid <= 20; ++oid) serials[oid] = Tid(0);
+  pgtest::Serials serials = pgtest::new_objects(20);
   update_all(*inst, serials, "first");  // warms up: store connection, OID allocator
   const uint64_t before = round_trips(*st);
   update_all(*inst, serials, std::string(2000, 'x'));
@@ -51,17 +40,16 @@ TEST_P(PostgresqlRoundTrips, TwentyObjectWriteTransactionTakesAtMostFour) {
 // handshake; what it stores is the same.
 TEST_P(PostgresqlRoundTrips, ALargeVoteGoesByCopyInOneRoundTripMore) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "rt_copy_hp" : "rt_copy_hf");
-  auto st = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  TestDatabase db(db_name("rt_copy"));
+  auto st = open_storage(db.uri(query()));
   auto inst = st->new_instance();
-  std::map<uint64_t, Tid> serials;
-  for (uint64_t oid = 1; oid <= 20; ++oid) serials[oid] = Tid(0);
+  pgtest::Serials serials = pgtest::new_objects(20);
   update_all(*inst, serials, "first");
   const uint64_t before = round_trips(*st);
   const std::string big(5000, '\0');  // 20 x 5000 bytes, NUL bytes included
   const Tid tid = update_all(*inst, serials, big);
   EXPECT_EQ(round_trips(*st) - before, 3u) << "BEGIN+COPY+lock call, COPY data, finish+COMMIT";
-  auto reader = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  auto reader = open_storage(db.uri(query()));
   for (uint64_t oid = 1; oid <= 20; ++oid) {
     const auto r = reader->new_instance()->load(Oid(oid));
     EXPECT_EQ(r.data, big);
@@ -73,10 +61,10 @@ TEST_P(PostgresqlRoundTrips, ALargeVoteGoesByCopyInOneRoundTripMore) {
 // travel together.
 TEST_P(PostgresqlRoundTrips, ReadOnlyTransactionWhosePollFindsNothingTakesAtMostOne) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "rt_read_hp" : "rt_read_hf");
-  auto st = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  TestDatabase db(db_name("rt_read"));
+  auto st = open_storage(db.uri(query()));
   auto inst = st->new_instance();
-  std::map<uint64_t, Tid> serials{{1, Tid(0)}, {2, Tid(0)}};
+  pgtest::Serials serials{{1, Tid(0)}, {2, Tid(0)}};
   update_all(*inst, serials, "data");
   inst->poll_invalidations();
   inst->load(Oid(1));
@@ -94,16 +82,15 @@ TEST_P(PostgresqlRoundTrips, ReadOnlyTransactionWhosePollFindsNothingTakesAtMost
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlRoundTrips, ::testing::Bool(),
-                         [](const auto& p) { return p.param ? "hp" : "hf"; });
+INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlRoundTrips, ::testing::Bool(), pgtest::mode_name);
 
 // temp_store has no statistics (temporary tables are never analyzed): a join with it can
 // be planned as a scan of the whole object_state table, every commit. On a database of
 // 20,000 objects, votes and finishes must reach the big tables through indexes only.
 TEST_P(PostgresqlRoundTrips, CommitsNeverScanTheBigTables) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "plans_hp" : "plans_hf");
-  auto st = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  TestDatabase db(db_name("plans"));
+  auto st = open_storage(db.uri(query()));
   auto inst = st->new_instance();
   {
     TransactionMetaData txn{"", "fill", ""};
@@ -129,7 +116,7 @@ TEST_P(PostgresqlRoundTrips, CommitsNeverScanTheBigTables) {
   // A backend reports its statistics at the end of a transaction when a second has passed
   // since its last report (else after ten idle seconds): one more commit after a pause
   // brings the store connection's figures in.
-  std::map<uint64_t, Tid> last{{20000, Tid(0)}};
+  pgtest::Serials last{{20000, Tid(0)}};
   last[20000] = inst->load(Oid(20000)).tid;
   auto flush = [&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(1100));
@@ -141,12 +128,12 @@ TEST_P(PostgresqlRoundTrips, CommitsNeverScanTheBigTables) {
   }
   const std::string before = seq_scans();
   const long long writes_before = writes();
-  std::map<uint64_t, Tid> serials;
+  pgtest::Serials serials;
   for (uint64_t oid = 1; oid <= 3; ++oid) serials[oid] = inst->load(Oid(oid)).tid;
   const Tid stale = serials[1];
   for (int i = 0; i < 8; ++i) update_all(*inst, serials, "v" + std::to_string(i));
   // A vote of more than 64 kB goes through temp_store (COPY) instead of arrays.
-  std::map<uint64_t, Tid> many = serials;
+  pgtest::Serials many = serials;
   for (uint64_t oid = 4; oid <= 100; ++oid) many[oid] = inst->load(Oid(oid)).tid;
   update_all(*inst, many, std::string(1000, 'c'));
   serials = {{1, many[1]}, {2, many[2]}, {3, many[3]}};
@@ -170,8 +157,8 @@ TEST_P(PostgresqlRoundTrips, CommitsNeverScanTheBigTables) {
 // a store connection that had imported 7 MB took 200 ms per vote. It must stay small.
 TEST_P(PostgresqlRoundTrips, TempStoreStaysSmall) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "temp_store_hp" : "temp_store_hf");
-  auto st = open_storage(db.uri(GetParam() ? "history=preserving" : "history=free"));
+  TestDatabase db(db_name("temp_store"));
+  auto st = open_storage(db.uri(query()));
   auto inst = st->new_instance();
   // An import: 100 new objects of 1000 bytes per transaction (over 64 kB: by COPY).
   for (uint64_t base = 1; base <= 10000; base += 100) {

@@ -43,15 +43,12 @@ Tid commit(StorageInstance& inst, const std::map<Oid, std::optional<Tid>>& seria
   return inst.tpc_finish(txn);
 }
 
-class PostgresqlMirror : public ::testing::TestWithParam<bool> {
- protected:
-  std::string query() const { return GetParam() ? "history=preserving" : "history=free"; }
-};
+class PostgresqlMirror : public pgtest::ModeTest {};
 
 // The rows travel with the finish call: a mirrored commit takes the same 3 round trips.
 TEST_P(PostgresqlMirror, TwentyObjectWriteWithTheMirrorOnTakesAtMostFourRoundTrips) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_rt_hp" : "jm_rt_hf");
+  TestDatabase db(db_name("jm_rt"));
   const std::string uri = db.uri(query());
   open_storage(uri)->close();
   mirror_enable(uri, MirrorMode::in_commit);
@@ -76,7 +73,7 @@ TEST_P(PostgresqlMirror, TwentyObjectWriteWithTheMirrorOnTakesAtMostFourRoundTri
 // jsonb refuses \u0000; the decoder writes U+FFFD for it on PostgreSQL.
 TEST_P(PostgresqlMirror, NulCharactersBecomeReplacementCharacters) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_nul_hp" : "jm_nul_hf");
+  TestDatabase db(db_name("jm_nul"));
   const std::string uri = db.uri(query());
   open_storage(uri)->close();
   mirror_enable(uri, MirrorMode::in_commit);
@@ -93,7 +90,7 @@ TEST_P(PostgresqlMirror, NulCharactersBecomeReplacementCharacters) {
 // of the batch are written, and nothing fails.
 TEST_P(PostgresqlMirror, StatesJsonbRefusesBecomeErrorEntries) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_refused_hp" : "jm_refused_hf");
+  TestDatabase db(db_name("jm_refused"));
   open_storage(db.uri(query()))->close();
   db.exec(
       "SELECT relstore_json_mirror_write(false, ARRAY[7, 8]::bigint[], ARRAY[5, 5]::bigint[], "
@@ -111,7 +108,7 @@ TEST_P(PostgresqlMirror, StatesJsonbRefusesBecomeErrorEntries) {
 // commit that bypasses relstore (RelStorage writes object_state with its own SQL).
 TEST_P(PostgresqlMirror, CommitsWakeTheFollowerAtOnce) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_notify_hp" : "jm_notify_hf");
+  TestDatabase db(db_name("jm_notify"));
   const std::string uri = db.uri(query());
   auto st = open_storage(uri);
   auto inst = st->new_instance();
@@ -169,7 +166,7 @@ TEST_P(PostgresqlMirror, CommitsWakeTheFollowerAtOnce) {
 // waits for it (the vote holds the mode lock), so no commit straddles the switch.
 TEST_P(PostgresqlMirror, ModeChangesWaitForCommitsThatAlreadyVoted) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_modelock_hp" : "jm_modelock_hf");
+  TestDatabase db(db_name("jm_modelock"));
   const std::string uri = db.uri(query());
   auto st = open_storage(uri);
   auto inst = st->new_instance();
@@ -196,7 +193,7 @@ TEST_P(PostgresqlMirror, ModeChangesWaitForCommitsThatAlreadyVoted) {
 // does not move it past them, so `follow --once` still sees them.
 TEST_P(PostgresqlMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(GetParam() ? "jm_gap_hp" : "jm_gap_hf");
+  TestDatabase db(db_name("jm_gap"));
   const std::string uri = db.uri(query());
   auto st = open_storage(uri);
   auto inst = st->new_instance();
@@ -218,8 +215,7 @@ TEST_P(PostgresqlMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
   EXPECT_EQ(s.mirrored_tid, s.database_tid);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(),
-                         [](const auto& p) { return p.param ? "hp" : "hf"; });
+INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(), pgtest::mode_name);
 
 TEST(PostgresqlMirrorSchema, StatusWithoutTheMirrorTablesSaysWhatToDo) {
   RELSTORE_NEED_POSTGRESQL();

@@ -83,4 +83,31 @@ std::string TestDatabase::scalar(const std::string& sql) {
   return results.back().bytes(0, 0);
 }
 
+std::string mode_name(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "hp" : "hf";
+}
+
+Serials new_objects(uint64_t n) {
+  Serials out;
+  for (uint64_t oid = 1; oid <= n; ++oid) out[oid] = Tid(0);
+  return out;
+}
+
+Tid store_all(StorageInstance& inst, Serials& serials, const std::vector<uint64_t>& oids,
+              const std::string& data) {
+  TransactionMetaData txn{"user", "test", ""};
+  inst.tpc_begin(txn);
+  for (uint64_t oid : oids) inst.store(Oid(oid), serials[oid], data, txn);
+  inst.tpc_vote(txn);
+  const Tid tid = inst.tpc_finish(txn);
+  for (uint64_t oid : oids) serials[oid] = tid;
+  return tid;
+}
+
+Tid update_all(StorageInstance& inst, Serials& serials, const std::string& data) {
+  std::vector<uint64_t> oids;
+  for (const auto& entry : serials) oids.push_back(entry.first);
+  return store_all(inst, serials, oids, data);
+}
+
 }  // namespace relstore::pgtest

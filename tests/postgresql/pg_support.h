@@ -4,11 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "adapters/postgresql/driver.h"
+#include "relstore/storage.h"
 
 namespace relstore::pgtest {
 
@@ -48,6 +51,31 @@ class TestDatabase {
 
 // Runs SQL on the server's own database (CREATE/DROP DATABASE).
 void exec_on_server(const std::string& sql);
+
+// Tests run in both modes; the parameter says history-preserving.
+class ModeTest : public ::testing::TestWithParam<bool> {
+ protected:
+  bool hp() const { return GetParam(); }
+  // The query string that opens a database in the mode.
+  std::string query() const { return hp() ? "history=preserving" : "history=free"; }
+  // A TestDatabase name for the mode: `stem` with "_hp" or "_hf".
+  std::string db_name(const std::string& stem) const { return stem + (hp() ? "_hp" : "_hf"); }
+};
+
+// Names the instantiations of a ModeTest "hf" and "hp".
+std::string mode_name(const ::testing::TestParamInfo<bool>& info);
+
+// The serials of the objects a test writes, by OID (Tid(0): not created yet).
+using Serials = std::map<uint64_t, Tid>;
+
+// OIDs 1 … n, none of them created yet.
+Serials new_objects(uint64_t n);
+// One transaction storing `data` into each of `oids` at its serial; they move to the new
+// TID, which is returned.
+Tid store_all(StorageInstance& inst, Serials& serials, const std::vector<uint64_t>& oids,
+              const std::string& data);
+// The same for every object of `serials`.
+Tid update_all(StorageInstance& inst, Serials& serials, const std::string& data);
 
 }  // namespace relstore::pgtest
 
