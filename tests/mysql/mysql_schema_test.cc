@@ -323,6 +323,10 @@ TEST_F(MysqlSchema, AMissingDatabaseIsAClearError) {
 
 // A user with the given privileges on a fresh database; skips (or fails when mysql is
 // required) if the test user may not grant them.
+constexpr const char* kCannotGrant =
+    "the test user cannot GRANT privileges to the restricted user this test creates (give it "
+    "WITH GRANT OPTION; required when RELSTORE_TEST_REQUIRE names mysql)";
+
 class LimitedUser : public MysqlSchema {
  protected:
   std::string make_user(const std::string& db, const std::string& privileges) {
@@ -351,7 +355,7 @@ TEST_F(LimitedUser, WithoutCreateRoutineAClearErrorAndNothingCreated) {
       make_user(db_of(uri),
                 "SELECT, INSERT, UPDATE, DELETE, CREATE, DROP, INDEX, ALTER, "
                 "REFERENCES, CREATE VIEW, SHOW VIEW, CREATE TEMPORARY TABLES");
-  if (user_uri.empty()) GTEST_SKIP() << "the test user cannot GRANT";
+  if (user_uri.empty()) GTEST_SKIP() << kCannotGrant;
   try {
     open_storage(user_uri);
     FAIL() << "created a schema without CREATE ROUTINE";
@@ -368,7 +372,7 @@ TEST_F(LimitedUser, WithoutCreateRoutineAClearErrorAndNothingCreated) {
 TEST_F(LimitedUser, WithoutCreateTheProceduresAreRemovedAgain) {
   const std::string uri = fresh_database("limited");
   const std::string user_uri = make_user(db_of(uri), "SELECT, CREATE ROUTINE, ALTER ROUTINE");
-  if (user_uri.empty()) GTEST_SKIP() << "the test user cannot GRANT";
+  if (user_uri.empty()) GTEST_SKIP() << kCannotGrant;
   EXPECT_THROW(open_storage(user_uri), StorageError);
   auto conn = connect(db_of(uri));
   EXPECT_TRUE(schema_of(*conn).empty());
