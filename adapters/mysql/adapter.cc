@@ -215,7 +215,10 @@ void MysqlAdapter::zap_all() {
 void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
   if (settings_.read_only) throw ReadOnlyError();
   if (settings_.keep_history) throw StorageError("bulk loading is for history-free databases");
-  if (!bulk_ || !bulk_->healthy()) bulk_ = std::make_unique<MysqlStoreConnection>(settings_, *this);
+  if (!bulk_ || !bulk_->healthy()) {
+    bulk_ = std::make_unique<MysqlStoreConnection>(settings_, *this);
+    bulk_->hold_bulk_lock();
+  }
   bulk_->apply_current(records);
 }
 
@@ -226,6 +229,10 @@ void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions)
   }
   if (!loader_ || !loader_->healthy()) loader_ = std::make_unique<BulkLoader>(settings_, *this);
   loader_->restore(transactions);
+}
+
+void MysqlAdapter::wait_for_bulk_loads() {
+  take_bulk_lock(*open_connection(settings_, Role::inspect, this), settings_.lock_timeout, false);
 }
 
 void MysqlAdapter::bulk_finish() {

@@ -72,6 +72,7 @@ class MysqlAdapter : public backend::Adapter {
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   void bulk_restore(std::span<const TransactionRecord> transactions) override;
   void bulk_finish() override;
+  void wait_for_bulk_loads() override;
 
   // The JSON mirror (json_mirror.h).
   backend::MirrorState mirror_state() override;

@@ -1,6 +1,7 @@
 #include "adapters/mysql/bulk_loader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 #include "adapters/mysql/upload.h"
@@ -39,8 +40,21 @@ void query_in(Connection& conn, const std::string& prefix, const std::vector<int
 
 }  // namespace
 
+void take_bulk_lock(Connection& conn, double timeout, bool keep) {
+  // Lock names are server-wide and at most 64 characters long (as the schema installer's).
+  const std::string name = "CONCAT('relstore_bulk.', MD5(DATABASE()))";
+  const int seconds = std::max(1, static_cast<int>(std::ceil(timeout)));
+  // 1: taken; 0: still held by someone else after the wait.
+  const int64_t got = conn.query_int(
+      "SELECT GET_LOCK(" + name + ", " + std::to_string(seconds) + ")", 0, Context::other);
+  if (got != 1) throw backend::bulk_load_busy(seconds);
+  if (!keep) conn.exec("DO RELEASE_LOCK(" + name + ")", Context::other);
+}
+
 BulkLoader::BulkLoader(const Settings& settings, backend::Adapter& counter)
-    : settings_(settings), conn_(open_connection(settings, Role::store, &counter)), oids_(*conn_) {}
+    : settings_(settings), conn_(open_connection(settings, Role::store, &counter)), oids_(*conn_) {
+  take_bulk_lock(*conn_, settings.lock_timeout, true);
+}
 
 BulkLoader::~BulkLoader() {
   if (conn_->healthy()) conn_->rollback();

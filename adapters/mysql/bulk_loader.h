@@ -9,10 +9,16 @@
 
 namespace relstore::mysql {
 
+// Takes relstore's bulk-load lock on `conn`'s session, waiting up to `timeout` seconds:
+// a named lock (GET_LOCK) per database, since InnoDB has no advisory locks; a session keeps
+// it until it lets go or ends. Keeps it when `keep`, else lets go at once
+// (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
+void take_bulk_lock(Connection& conn, double timeout, bool keep);
+
 // Writes batches of whole transactions, each batch one database transaction, with
 // multi-row INSERTs bounded by max_allowed_packet: what restore would write (prev_tid
 // from current_object, the MD5 of each state, is_empty, packed), without the per-commit
-// procedures and locks.
+// procedures and locks, holding the bulk-load lock from construction to destruction.
 class BulkLoader {
  public:
   BulkLoader(const Settings& settings, backend::Adapter& counter);

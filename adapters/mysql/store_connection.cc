@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "adapters/mysql/bulk_loader.h"
 #include "adapters/mysql/json_mirror.h"
 #include "adapters/mysql/upload.h"
 #include "relstore/errors.h"
@@ -184,6 +185,10 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
   }
   if (!tid) throw StorageError("relstore_finish returned no TID");
   return *tid;
+}
+
+void MysqlStoreConnection::hold_bulk_lock() {
+  take_bulk_lock(*conn_, settings_.lock_timeout, true);
 }
 
 void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> records) {

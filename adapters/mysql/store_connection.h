@@ -30,6 +30,9 @@ class MysqlStoreConnection : public backend::StoreConnection {
   // TIDs and deletes absent ones in one transaction, then moves the OID allocator past
   // them.
   void apply_current(std::span<const backend::BulkRecord> records);
+  // Before the first apply_current: takes the bulk-load lock for the life of this
+  // connection (take_bulk_lock in bulk_loader.h).
+  void hold_bulk_lock();
 
  private:
   const Settings& settings_;

@@ -177,6 +177,11 @@ void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transact
 
 void PostgresqlAdapter::bulk_finish() { bulk_.reset(); }
 
+void PostgresqlAdapter::wait_for_bulk_loads() {
+  auto conn = open_conn(loc_, Role::admin, this);
+  take_bulk_lock(*conn, loc_.lock_timeout, false);
+}
+
 DecodeOptions PostgresqlAdapter::mirror_decode_options() const {
   DecodeOptions o;
   o.replace_nul = true;  // jsonb refuses \u0000

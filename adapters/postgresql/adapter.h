@@ -57,6 +57,7 @@ class PostgresqlAdapter : public backend::Adapter {
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   void bulk_restore(std::span<const TransactionRecord> transactions) override;
   void bulk_finish() override;
+  void wait_for_bulk_loads() override;
 
   DecodeOptions mirror_decode_options() const override;
   backend::MirrorState mirror_state() override;

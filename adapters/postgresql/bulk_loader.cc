@@ -1,6 +1,8 @@
 #include "adapters/postgresql/bulk_loader.h"
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <unordered_map>
 
 #include "adapters/postgresql/oid_allocator.h"
@@ -70,8 +72,25 @@ void run_batch(Conn& conn, const std::string& body, Oid highest, const CopyProdu
 
 }  // namespace
 
+void take_bulk_lock(Conn& conn, double timeout, bool keep) {
+  // Polled rather than waited for with lock_timeout, so that running out of time gets its
+  // own message instead of the one for any lock.
+  const auto start = std::chrono::steady_clock::now();
+  const char* sql = keep ? "SELECT pg_try_advisory_lock(1919249523, 4)::int"
+                         : "SELECT CASE WHEN pg_try_advisory_lock(1919249523, 4) "
+                           "THEN pg_advisory_unlock(1919249523, 4)::int ELSE 0 END";
+  for (;;) {
+    if (conn.simple(sql, Context::other).back().int64(0, 0) == 1) return;
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited >= timeout) throw backend::bulk_load_busy(waited);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 BulkLoader::BulkLoader(const Location& loc, backend::Adapter& counter)
     : loc_(loc), conn_(open_conn(loc, Role::store, &counter)) {
+  take_bulk_lock(*conn_, loc.lock_timeout, true);
   // A batch (20,000 records of ~750 bytes by default) fits in the session's buffers for
   // temporary tables instead of going through files; settable before the first use only.
   const auto r = conn_->simple(std::string("SET temp_buffers = '256MB'; ") +

@@ -10,13 +10,19 @@
 
 namespace relstore::postgresql {
 
+// Takes relstore's bulk-load lock (advisory, two-key form (1919249523, 4), on the session)
+// on `conn`, waiting up to `timeout` seconds; keeps it when `keep`, else lets go of it at
+// once (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
+void take_bulk_lock(Conn& conn, double timeout, bool keep);
+
 // Writes a batch per database transaction, in one message: a binary COPY into a temporary
 // table of its session, then a few set-based statements that move the rows into the
 // permanent tables and move the OID allocator past them. Two or three round trips per
-// batch, whatever its size. No locks beyond the transaction's rows: convert is the only
-// writer (on a history-free database that was empty when the load began, records of
-// objects the load has not written yet are copied straight into object_state; a row
-// someone else inserted meanwhile makes that batch fail, changing nothing).
+// batch, whatever its size. Holds the bulk-load lock from construction to destruction and
+// takes no commit lock: convert is the only writer (on a history-free database that was
+// empty when the load began, records of objects the load has not written yet are copied
+// straight into object_state; a row someone else inserted meanwhile makes that batch
+// fail, changing nothing).
 class BulkLoader {
  public:
   BulkLoader(const Location& loc, backend::Adapter& counter);

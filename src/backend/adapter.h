@@ -153,6 +153,15 @@ struct MirrorChanges {
   bool more = false;  // the limit cut the list: ask again from the last tid returned
 };
 
+// The error when the bulk-load lock (wait_for_bulk_loads) stays taken for `seconds`.
+inline StorageError bulk_load_busy(double seconds) {
+  return StorageError(
+      "another bulk load is writing to this database (relstore convert holds a lock until "
+      "it ends; one that was killed, until its server session has finished the batch it had "
+      "sent); waited " +
+      std::to_string(static_cast<int>(seconds)) + " s (commit_lock_timeout). Nothing was changed.");
+}
+
 // A current record for a history-free bulk load (convert).
 struct BulkRecord {
   Oid oid;
@@ -196,6 +205,13 @@ class Adapter {
   }
   // The bulk load is over: undo whatever the dialect changed for it.
   virtual void bulk_finish() {}
+  // Waits (up to the lock timeout) until no bulk load is writing to the database. A load
+  // holds a lock on its own server session from its first batch to its end; convert takes
+  // it and lets go before it reads where the destination stands. Why: a conversion killed
+  // right after sending a batch leaves a server session that still commits it, and a
+  // resume that read the destination first would start before that batch and copy it
+  // again. Nothing to wait for where a dead process cannot commit (SQLite).
+  virtual void wait_for_bulk_loads() {}
 
   // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---
   // How this dialect's JSON column wants decoded text (PostgreSQL's jsonb refuses NUL).

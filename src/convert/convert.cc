@@ -62,8 +62,11 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
 
 class Converter {
  public:
-  Converter(const ConvertOptions& o, Storage& src, Storage* dst, const StorageUri& dst_uri)
-      : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri) {
+  // `bulk`: the destination's adapter when it loads in batches (null: one restore per
+  // source transaction, as into a Data.fs).
+  Converter(const ConvertOptions& o, Storage& src, Storage* dst, const StorageUri& dst_uri,
+            std::unique_ptr<backend::Adapter> bulk)
+      : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri), bulk_adapter_(std::move(bulk)) {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
     if (!o.destination_blob_dir.empty() && !o.dry_run) {
       if (dst_uri.scheme != Scheme::file) {
@@ -77,14 +80,7 @@ class Converter {
 
   void run(std::optional<Tid> start, ConvertReport& report) {
     report.done.total_transactions = src_.info().transactions;
-    // Database destinations load in batches, each one database transaction; a Data.fs (or
-    // a dialect without bulk loading) gets one restore per source transaction.
-    bool bulk = false;
-    if (dst_ && !o_.dry_run && dst_uri_.scheme != Scheme::file) {
-      bulk_adapter_ = backend::open_adapter(dst_uri_, dst_uri_.options());
-      bulk = bulk_adapter_->supports_bulk();
-      if (!bulk) bulk_adapter_.reset();
-    }
+    const bool bulk = bulk_adapter_ != nullptr;
     keep_history_ = dst_ ? dst_->keep_history() : true;
     report.current_only =
         dst_ ? !keep_history_ : o_.destination.find("history=free") != std::string::npos;
@@ -268,6 +264,19 @@ ConvertReport convert(const ConvertOptions& o) {
   }
   auto src = open_source(src_uri);
   auto dst = open_destination(dst_uri, o.dry_run);
+  // Database destinations load in batches, each one database transaction; a Data.fs (or a
+  // dialect without bulk loading) gets one restore per source transaction. Where the
+  // destination stands is read only once no other bulk load is writing to it (a killed
+  // conversion's last batch may still be committing on the server).
+  std::unique_ptr<backend::Adapter> bulk;
+  if (dst && !o.dry_run && dst_uri.scheme != Scheme::file) {
+    bulk = backend::open_adapter(dst_uri, dst_uri.options());
+    if (bulk->supports_bulk()) {
+      bulk->wait_for_bulk_loads();
+    } else {
+      bulk.reset();
+    }
+  }
 
   ConvertReport report;
   std::optional<Tid> start;
@@ -290,7 +299,7 @@ ConvertReport convert(const ConvertOptions& o) {
       }
     }
   }
-  Converter(o, *src, dst.get(), dst_uri).run(start, report);
+  Converter(o, *src, dst.get(), dst_uri, std::move(bulk)).run(start, report);
   if (dst && !o.dry_run) {
     dst->close();
     catch_up_mirror(dst_uri, report);

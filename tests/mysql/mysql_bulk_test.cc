@@ -1,8 +1,14 @@
 // Bulk loading for `relstore convert` into MySQL (issue #5): a continued load replaces
 // updated objects and removes deleted ones, in both modes, and a replaced history-free
-// row takes its blob chunks with it as a commit would.
+// row takes its blob chunks with it as a commit would; a load holds the bulk-load lock
+// and a resume waits for it.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "backend/registry.h"
 #include "mysql/support.h"
 #include "relstore/convert.h"
 #include "relstore/errors.h"
@@ -69,6 +75,99 @@ TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   auto source = open_storage(src)->new_instance();
   EXPECT_EQ(inst->history(Oid(10), 100).size(), source->history(Oid(10), 100).size());
   EXPECT_EQ(inst->history(Oid(10), 1).at(0).tid, source->history(Oid(10), 1).at(0).tid);
+}
+
+constexpr const char* kLockName = "CONCAT('relstore_bulk.', MD5(DATABASE()))";
+
+// A conversion killed right after sending a batch leaves a server session that still
+// commits it. A resume reads where the destination stands only once that session is done:
+// here a test session holds the bulk-load lock, as the dying one does, while it commits a
+// later transaction; the resume waits for it, then starts after that transaction.
+TEST_F(MysqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
+  ::relstore::testing::TempDir d;
+  const std::string src = sample_source(d);
+  const std::string dst = fresh_database("bulk_wait", "?history=preserving");
+  convert_into(src, dst, false);
+  const std::string later = std::to_string(open_storage(dst)->info().last_tid.sql() + 1);
+  auto dying = connect(StorageUri::parse(dst).database);
+  ASSERT_EQ(dying->query_int(std::string("SELECT GET_LOCK(") + kLockName + ", 0)"), 1);
+  dying->exec("START TRANSACTION");
+  dying->exec(
+      "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
+      "VALUES (" +
+      later + ", FALSE, TRUE, '', '', '')");
+  auto resumed = std::async(std::launch::async, [&] {
+    ConvertOptions o;
+    o.source = src;
+    o.destination = dst;
+    o.incremental = true;
+    return convert(o);
+  });
+  EXPECT_EQ(resumed.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
+  dying->exec("COMMIT");
+  dying->exec(std::string("DO RELEASE_LOCK(") + kLockName + ")");
+  const ConvertReport r = resumed.get();
+  ASSERT_TRUE(r.started_after);
+  EXPECT_EQ(std::to_string(r.started_after->sql()), later);
+}
+
+// Whether the bulk-load lock of `database` is free, once it is `expected` or two seconds
+// have passed (a closed connection's session ends a moment later).
+bool bulk_lock_free(Connection& conn, bool expected) {
+  bool free = false;
+  for (int i = 0; i < 100; ++i) {
+    free = conn.query_int(std::string("SELECT IS_FREE_LOCK(") + kLockName + ")") == 1;
+    if (free == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return free;
+}
+
+// Both kinds of bulk load hold the lock from their first batch until they end, so that a
+// resume can wait for them (above).
+TEST_F(MysqlBulk, BulkLoadsHoldTheirLockUntilTheyEnd) {
+  for (const bool hp : {false, true}) {
+    const std::string dst = fresh_database(hp ? "bulk_lock_hp" : "bulk_lock_hf",
+                                           hp ? "?history=preserving" : "?history=free");
+    const StorageUri uri = StorageUri::parse(dst);
+    auto conn = connect(uri.database);
+    auto adapter = backend::open_adapter(uri, uri.options());
+    EXPECT_TRUE(bulk_lock_free(*conn, true));
+    const Tid tid(0x03f0000000000001ULL);
+    if (hp) {
+      TransactionRecord t;
+      t.tid = tid;
+      t.records.push_back({Oid(1), tid, std::string("one"), std::nullopt});
+      adapter->bulk_restore(std::vector<TransactionRecord>{t});
+    } else {
+      adapter->bulk_apply_current(std::vector<backend::BulkRecord>{{Oid(1), tid, "one"}});
+    }
+    EXPECT_FALSE(bulk_lock_free(*conn, false)) << (hp ? "history-preserving" : "history-free");
+    adapter->bulk_finish();
+    EXPECT_TRUE(bulk_lock_free(*conn, true)) << (hp ? "history-preserving" : "history-free");
+  }
+}
+
+// A bulk-load lock that stays taken (another conversion still writing) ends the wait
+// after commit_lock_timeout with a message that says so, and nothing is written.
+TEST_F(MysqlBulk, ALoadStillWritingIsReportedAfterTheLockTimeout) {
+  ::relstore::testing::TempDir d;
+  const std::string src = sample_source(d);
+  const std::string dst = fresh_database("bulk_busy", "?history=free");
+  open_storage(dst)->close();
+  auto other = connect(StorageUri::parse(dst).database);
+  ASSERT_EQ(other->query_int(std::string("SELECT GET_LOCK(") + kLockName + ", 0)"), 1);
+  try {
+    ConvertOptions o;
+    o.source = src;
+    o.destination = dst + "&commit_lock_timeout=1";
+    convert(o);
+    FAIL() << "converted while another bulk load held the lock";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another bulk load is writing"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(other->query_int("SELECT COUNT(*) FROM object_state"), 0);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // Bulk loading for `relstore convert` into PostgreSQL (issue #5): batches that resume after
-// a kill, the upsert path for objects a load already wrote, deletions, TIDs the database
-// already has, the OID allocator, and the in-commit JSON mirror caught up afterwards.
+// a kill (also while the killed load's server session is still committing its batch), the upsert
+// path for objects a load already wrote, deletions, TIDs the database already has, the OID
+// allocator, and the in-commit JSON mirror caught up afterwards.
 
 #include <chrono>
+#include <future>
+#include <thread>
 
 #include "backend/registry.h"
 #include "postgresql/pg_support.h"
@@ -58,6 +61,35 @@ TEST_P(PostgresqlBulk, AnInterruptedConversionResumesWithTheSameContent) {
   const ConvertReport r = convert_into(src, dst, true, 500);
   EXPECT_TRUE(r.started_after);
   EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
+}
+
+// A conversion killed right after sending a batch leaves a server session that still
+// commits it. A resume reads where the destination stands only once that session is done:
+// here a test session holds the bulk-load lock, as the dying one does, while it commits a
+// later transaction; the resume waits for it, then starts after that transaction.
+TEST_P(PostgresqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(db_name("bulk_wait"));
+  TempDir d;
+  const std::string src = sample_file(d, 300);
+  const std::string dst = db.uri(query());
+  convert_into(src, dst, false);
+  const std::string later = std::to_string(open_storage(dst)->info().last_tid.sql() + 1);
+  auto dying = db.connect();
+  dying->simple(
+      "SELECT pg_advisory_lock(1919249523, 4); BEGIN; " +
+          (hp() ? "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, "
+                  "extension) VALUES (" +
+                      later + ", FALSE, TRUE, '', '', '')"
+                : "INSERT INTO object_state (zoid, tid, state_size, state) VALUES (100000, " +
+                      later + ", 1, 'x')"),
+      postgresql::Context::other);
+  auto resumed = std::async(std::launch::async, [&] { return convert_into(src, dst, true); });
+  EXPECT_EQ(resumed.wait_for(std::chrono::milliseconds(500)), std::future_status::timeout);
+  dying->simple("COMMIT; SELECT pg_advisory_unlock(1919249523, 4)", postgresql::Context::other);
+  const ConvertReport r = resumed.get();
+  ASSERT_TRUE(r.started_after);
+  EXPECT_EQ(std::to_string(r.started_after->sql()), later);
 }
 
 // The OID allocator ends above every copied oid, also after a load into an empty database.
@@ -136,6 +168,58 @@ TEST(PostgresqlBulkHp, ATidTheDatabaseHasIsRefusedAndTheBatchChangesNothing) {
   }
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_state"), "1");
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM \"transaction\" WHERE tid > 0"), "1");
+}
+
+// How many sessions hold the bulk-load lock on `db`, once the count is `expected` or two
+// seconds have passed (a closed connection's session ends a moment later).
+std::string bulk_lock_holders(TestDatabase& db, const std::string& expected) {
+  std::string n;
+  for (int i = 0; i < 100; ++i) {
+    n = db.scalar(
+        "SELECT COUNT(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
+        "WHERE d.datname = current_database() AND l.locktype = 'advisory' "
+        "AND l.classid = 1919249523 AND l.objid = 4 AND l.granted");
+    if (n == expected) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return n;
+}
+
+// A bulk load holds its lock from its first batch until it ends, so that a resume can wait
+// for it (above).
+TEST(PostgresqlBulkHp, ABulkLoadHoldsItsLockUntilItEnds) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("bulk_holds_lock");
+  const StorageUri uri = StorageUri::parse(db.uri("history=preserving"));
+  auto adapter = backend::open_adapter(uri, uri.options());
+  EXPECT_EQ(bulk_lock_holders(db, "0"), "0");
+  TransactionRecord first;
+  first.tid = Tid(0x03f0000000000001ULL);
+  first.records.push_back({Oid(1), first.tid, std::string("one"), std::nullopt});
+  adapter->bulk_restore(std::vector<TransactionRecord>{first});
+  EXPECT_EQ(bulk_lock_holders(db, "1"), "1");
+  adapter->bulk_finish();
+  EXPECT_EQ(bulk_lock_holders(db, "0"), "0");
+}
+
+// A bulk-load lock that stays taken (another conversion still writing) ends the wait
+// after commit_lock_timeout with a message that says so, and nothing is written.
+TEST(PostgresqlBulkHp, ALoadStillWritingIsReportedAfterTheLockTimeout) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("bulk_busy");
+  TempDir d;
+  const std::string src = sample_file(d, 50);
+  open_storage(db.uri("history=preserving"))->close();
+  auto other = db.connect();
+  other->simple("SELECT pg_advisory_lock(1919249523, 4)", postgresql::Context::other);
+  try {
+    convert_into(src, db.uri("history=preserving&commit_lock_timeout=1"), false);
+    FAIL() << "converted while another bulk load held the lock";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another bulk load is writing"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM \"transaction\" WHERE tid > 0"), "0");
 }
 
 }  // namespace
