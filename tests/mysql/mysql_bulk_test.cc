@@ -111,7 +111,7 @@ TEST_F(MysqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
   EXPECT_EQ(std::to_string(r.started_after->sql()), later);
 }
 
-// Whether the bulk-load lock of `database` is free, once it is `expected` or two seconds
+// Whether the bulk-load lock of `conn`'s database is free, once it is `expected` or two seconds
 // have passed (a closed connection's session ends a moment later).
 bool bulk_lock_free(Connection& conn, bool expected) {
   bool free = false;
