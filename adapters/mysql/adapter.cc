@@ -182,6 +182,9 @@ StorageInfo MysqlAdapter::info() {
 void MysqlAdapter::zap_all() {
   if (settings_.read_only) throw ReadOnlyError();
   auto conn = open_connection(settings_, Role::store, this);
+  // Not while a bulk load writes (the last batch of a killed conversion may still be
+  // committing), and the other way round: a resume waits for a zap still running.
+  take_bulk_lock(*conn, settings_.lock_timeout, true);
   // DELETE rather than TRUNCATE: TRUNCATE waits for the metadata lock every open snapshot
   // of another instance holds on these tables.
   std::string sql =

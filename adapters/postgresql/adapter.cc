@@ -130,6 +130,9 @@ StorageInfo PostgresqlAdapter::info() {
 void PostgresqlAdapter::zap_all() {
   if (loc_.read_only) throw ReadOnlyError();
   auto conn = open_conn(loc_, Role::admin, this);
+  // Not while a bulk load writes (the last batch of a killed conversion may still be
+  // committing), and the other way round: a resume waits for a zap still running.
+  take_bulk_lock(*conn, loc_.lock_timeout, true);
   // DELETE rather than TRUNCATE: TRUNCATE waits for every reader holding a snapshot, and
   // DELETE lets the blob_chunk trigger unlink the large objects. The commit lock keeps
   // commits out while the tables empty.

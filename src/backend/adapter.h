@@ -183,7 +183,8 @@ class Adapter {
   virtual std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                              std::optional<Tid> stop) = 0;
   virtual StorageInfo info() = 0;
-  // Removes every object and transaction and resets the OID allocator.
+  // Removes every object and transaction and resets the OID allocator, holding the
+  // bulk-load lock (wait_for_bulk_loads) while it does.
   virtual void zap_all() = 0;
 
   // Bulk loading for `relstore convert`: no conflict checks and no locks beyond the
@@ -210,7 +211,8 @@ class Adapter {
   // it and lets go before it reads where the destination stands. Why: a conversion killed
   // right after sending a batch leaves a server session that still commits it, and a
   // resume that read the destination first would start before that batch and copy it
-  // again. Nothing to wait for where a dead process cannot commit (SQLite).
+  // again. zap_all holds the same lock, for a killed `convert --clear`. Nothing to wait
+  // for where a dead process cannot commit (SQLite).
   virtual void wait_for_bulk_loads() {}
 
   // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---

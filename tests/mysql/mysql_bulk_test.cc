@@ -148,6 +148,20 @@ TEST_F(MysqlBulk, BulkLoadsHoldTheirLockUntilTheyEnd) {
   }
 }
 
+// Emptying the database (convert --clear) holds the bulk-load lock too: it waits for a load
+// still writing, and a resume waits for a zap whose process was killed.
+TEST_F(MysqlBulk, ZapWaitsForABulkLoadStillWriting) {
+  const std::string dst = fresh_database("bulk_zap", "?history=free");
+  auto st = open_storage(dst);
+  auto loading = connect(StorageUri::parse(dst).database);
+  ASSERT_EQ(loading->query_int(std::string("SELECT GET_LOCK(") + kLockName + ", 0)"), 1);
+  auto zapped = std::async(std::launch::async, [&] { st->zap_all(); });
+  EXPECT_EQ(zapped.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  loading->exec(std::string("DO RELEASE_LOCK(") + kLockName + ")");
+  zapped.get();
+  EXPECT_TRUE(bulk_lock_free(*loading, true));
+}
+
 // A bulk-load lock that stays taken (another conversion still writing) ends the wait
 // after commit_lock_timeout with a message that says so, and nothing is written.
 TEST_F(MysqlBulk, ALoadStillWritingIsReportedAfterTheLockTimeout) {

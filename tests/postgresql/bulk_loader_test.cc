@@ -202,6 +202,21 @@ TEST(PostgresqlBulkHp, ABulkLoadHoldsItsLockUntilItEnds) {
   EXPECT_EQ(bulk_lock_holders(db, "0"), "0");
 }
 
+// Emptying the database (convert --clear) holds the bulk-load lock too: it waits for a load
+// still writing, and a resume waits for a zap whose process was killed.
+TEST(PostgresqlBulkHp, ZapWaitsForABulkLoadStillWriting) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("bulk_zap");
+  auto st = open_storage(db.uri("history=preserving"));
+  auto loading = db.connect();
+  loading->simple("SELECT pg_advisory_lock(1919249523, 4)", postgresql::Context::other);
+  auto zapped = std::async(std::launch::async, [&] { st->zap_all(); });
+  EXPECT_EQ(zapped.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  loading->simple("SELECT pg_advisory_unlock(1919249523, 4)", postgresql::Context::other);
+  zapped.get();
+  EXPECT_EQ(bulk_lock_holders(db, "0"), "0");
+}
+
 // A bulk-load lock that stays taken (another conversion still writing) ends the wait
 // after commit_lock_timeout with a message that says so, and nothing is written.
 TEST(PostgresqlBulkHp, ALoadStillWritingIsReportedAfterTheLockTimeout) {
