@@ -19,14 +19,14 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "print the figures as a JSON array instead of a table");
   cmd->add_option("--objects-per-txn", config->objects_per_txn, "objects per transaction")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->add_option("--concurrency", config->concurrency, "worker processes")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->add_option("--transactions", config->transactions, "transactions per worker and test")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->add_option("--object-size", config->object_size, "bytes of state per object")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   cmd->callback([config, json] {
     if (*json) {
       std::fputs(format_bench_json(run_bench(*config)).c_str(), stdout);

@@ -111,10 +111,8 @@ void add_follow_action(CLI::App& mirror) {
       "in the database, so a restarted follower continues where it stopped.");
   cmd->add_option("URI", *uri, "the database")->required();
   cmd->add_flag("--once", options->once, "catch up, then exit");
-  cmd->add_option("--interval", options->poll_seconds, "seconds between polls")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch", options->batch, "states per write transaction")
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--interval", options->poll_seconds, "seconds between polls")->check(kPositive);
+  cmd->add_option("--batch", options->batch, "states per write transaction")->check(kPositive);
   cmd->callback([uri, options] {
     auto last_print = std::make_shared<double>(0);
     options->progress = [last_print](const MirrorProgress& p) {

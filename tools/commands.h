@@ -6,6 +6,21 @@
 
 namespace relstore::cli {
 
+// For counts and intervals that must be above zero. CLI11's PositiveNumber names the
+// largest double in its message ("not in range 0.000000 to 1797…"); this says what is wrong.
+inline const CLI::Validator kPositive(
+    [](std::string& value) -> std::string {
+      double number = 0;
+      size_t used = 0;
+      try {
+        number = std::stod(value, &used);
+      } catch (const std::exception&) {
+      }
+      if (used == 0 || used != value.size()) return "'" + value + "' is not a number";
+      return number > 0 ? std::string() : "must be greater than 0, not " + value;
+    },
+    "POSITIVE");
+
 void add_info_command(CLI::App& app);
 void add_bench_command(CLI::App& app);
 void add_migrate_command(CLI::App& app);

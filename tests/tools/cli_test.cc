@@ -106,6 +106,20 @@ TEST(Cli, InfoOnAHistoryFreeDatabaseOpenedAsPreservingFails) {
   EXPECT_EQ(snapshot(d.path()), before);
 }
 
+TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
+  for (const char* args :
+       {"convert --batch 0 sqlite:a sqlite:b", "sample --objects -5 sqlite:a",
+        "bench --objects-per-txn 1,0 sqlite:a", "json-mirror follow --interval 0 sqlite:a"}) {
+    const CliRun r = relstore(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.out.find("must be greater than 0, not "), std::string::npos) << args << r.out;
+    EXPECT_EQ(r.out.find("not in range"), std::string::npos) << args << r.out;
+  }
+  const CliRun r = relstore("convert --batch 5x sqlite:a sqlite:b");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("--batch: '5x' is not a number"), std::string::npos) << r.out;
+}
+
 TEST(Cli, MalformedUriAndUnknownSchemeAreUsageErrors) {
   CliRun r = relstore("info postgresql:nohost");
   EXPECT_EQ(r.code, 2);
