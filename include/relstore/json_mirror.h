@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "relstore/types.h"
@@ -23,8 +24,10 @@ struct MirrorStatus {
   uint64_t undecodable = 0;  // current states that could not be decoded (object_json_error)
   Tid mirrored_tid;          // everything committed up to here is mirrored
   Tid database_tid;          // the database's last TID
-  double lag_seconds = 0;    // time between the two TIDs
-  uint64_t pending = 0;      // current states newer than mirrored_tid
+  // Time between the two TIDs; none while nothing has been mirrored yet in a database
+  // that has data (no TID to measure from: everything is behind).
+  std::optional<double> lag_seconds;
+  uint64_t pending = 0;  // current states newer than mirrored_tid
 };
 
 MirrorStatus mirror_status(const std::string& uri);

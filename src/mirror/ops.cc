@@ -93,7 +93,9 @@ MirrorStatus mirror_status(const std::string& uri) {
   out.mirrored_tid = st.last_tid;
   out.database_tid = st.database_tid;
   out.pending = st.pending;
-  if (st.database_tid > st.last_tid && !st.last_tid.is_zero()) {
+  if (st.database_tid <= st.last_tid) {
+    out.lag_seconds = 0.0;
+  } else if (!st.last_tid.is_zero()) {
     out.lag_seconds = TimeStamp(st.database_tid).unix_time() - TimeStamp(st.last_tid).unix_time();
   }
   return out;
@@ -109,21 +111,27 @@ std::string format_mirror_status(const MirrorStatus& s, bool json) {
                           {"undecodable", s.undecodable},
                           {"mirrored_tid", s.mirrored_tid.hex()},
                           {"database_tid", s.database_tid.hex()},
-                          {"lag_seconds", s.lag_seconds},
+                          {"lag_seconds", s.lag_seconds ? nlohmann::json(*s.lag_seconds)
+                                                        : nlohmann::json(nullptr)},
                           {"pending", s.pending}}
                .dump(2) +
            "\n";
   }
-  char buf[512];
+  char lag[64];
+  if (s.lag_seconds) {
+    std::snprintf(lag, sizeof lag, "%.3f s", *s.lag_seconds);
+  } else {
+    std::snprintf(lag, sizeof lag, "all of it (nothing mirrored yet)");
+  }
+  char buf[640];
   std::snprintf(buf, sizeof buf,
                 "mode          %s\nrows          %llu\nundecodable   %llu\n"
-                "mirrored to   %s (%s)\ndatabase at   %s (%s)\nlag           %.3f s, %llu "
+                "mirrored to   %s (%s)\ndatabase at   %s (%s)\nlag           %s, %llu "
                 "objects pending\n",
                 mirror_mode_name(s.mode), static_cast<unsigned long long>(s.rows),
                 static_cast<unsigned long long>(s.undecodable), s.mirrored_tid.hex().c_str(),
                 when(s.mirrored_tid).c_str(), s.database_tid.hex().c_str(),
-                when(s.database_tid).c_str(), s.lag_seconds,
-                static_cast<unsigned long long>(s.pending));
+                when(s.database_tid).c_str(), lag, static_cast<unsigned long long>(s.pending));
   return buf;
 }
 

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "json_mirror_support.h"
@@ -205,6 +206,29 @@ TEST_P(JsonMirror, DisabledMirrorIsNotWrittenAndShowsLag) {
   EXPECT_GT(s.pending, 0u);
   EXPECT_LT(s.mirrored_tid, s.database_tid);
   EXPECT_NE(format_mirror_status(s, false).find("objects pending"), std::string::npos);
+}
+
+// A mirror switched on but never caught up has no TID to measure its lag from: status must
+// not report it as up to date (lag 0), in either form, while every object is pending.
+TEST_P(JsonMirror, AMirrorNeverCaughtUpHasNoLagFigure) {
+  mirror_enable(uri_, MirrorMode::follow);
+  MirrorStatus s = mirror_status(uri_);
+  EXPECT_TRUE(s.mirrored_tid.is_zero());
+  EXPECT_GT(s.pending, 0u);
+  EXPECT_FALSE(s.lag_seconds.has_value());
+  EXPECT_NE(format_mirror_status(s, false).find("lag           all of it (nothing mirrored yet)"),
+            std::string::npos)
+      << format_mirror_status(s, false);
+  EXPECT_TRUE(nlohmann::json::parse(format_mirror_status(s, true))["lag_seconds"].is_null());
+
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  s = mirror_status(uri_);
+  EXPECT_EQ(s.pending, 0u);
+  ASSERT_TRUE(s.lag_seconds.has_value());
+  EXPECT_EQ(*s.lag_seconds, 0.0);
+  EXPECT_EQ(nlohmann::json::parse(format_mirror_status(s, true))["lag_seconds"], 0.0);
 }
 
 // Deleting every object (convert --clear does) empties the mirror and its progress: the
