@@ -120,7 +120,9 @@ bool has_column(Connection& conn, const char* table, const char* column) {
 void adopt_schema(Connection& conn, const std::map<std::string, Table>& tables, bool keep_history) {
   if (keep_history && has_column(conn, "transaction", "empty")) {
     // RelStorage 2.x named the column `empty`; RelStorage 3 renames it the same way.
-    conn.exec("ALTER TABLE \"transaction\" CHANGE empty is_empty BOOLEAN NOT NULL DEFAULT FALSE");
+    // Quoted: EMPTY is a reserved word from MySQL 8.0.4 on (not in MariaDB).
+    conn.exec(
+        "ALTER TABLE \"transaction\" CHANGE \"empty\" is_empty BOOLEAN NOT NULL DEFAULT FALSE");
   }
   conn.exec("INSERT IGNORE INTO commit_row_lock (tid) VALUES (0)");
   if (!tables.count("relstore_schema")) {

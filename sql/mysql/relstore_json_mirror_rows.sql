@@ -13,8 +13,12 @@ BEGIN
   DECLARE v_state LONGBLOB;
   DECLARE v_refs LONGBLOB;
   DECLARE v_refused BOOLEAN;
+  DECLARE v_count INT;
   DECLARE v_errno INT;
+  DECLARE v_last_errno INT;
+  DECLARE v_sqlstate CHAR(5);
   DECLARE v_message TEXT CHARACTER SET utf8mb4;
+  DECLARE v_last_message TEXT CHARACTER SET utf8mb4;
   DECLARE c CURSOR FOR
     SELECT zoid, COALESCE(p_tid, tid), class_name, ghost_pickle, state, refs FROM temp_json
     WHERE state IS NOT NULL ORDER BY zoid;
@@ -30,9 +34,18 @@ BEGIN
     BEGIN
       DECLARE CONTINUE HANDLER FOR SQLEXCEPTION
       BEGIN
-        GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO, v_message = MESSAGE_TEXT;
-        IF v_errno IN (1205, 1213, 1317) THEN
+        -- As in relstore_json_mirror_write: the error may be the first or the last
+        -- condition; the message is the error's, not a warning's.
+        GET DIAGNOSTICS v_count = NUMBER;
+        GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO, v_message = MESSAGE_TEXT,
+                                    v_sqlstate = RETURNED_SQLSTATE;
+        GET DIAGNOSTICS CONDITION v_count v_last_errno = MYSQL_ERRNO,
+                                          v_last_message = MESSAGE_TEXT;
+        IF v_errno IN (1205, 1213, 1317) OR v_last_errno IN (1205, 1213, 1317) THEN
           RESIGNAL;
+        END IF;
+        IF v_sqlstate LIKE '01%' THEN
+          SET v_message = v_last_message;
         END IF;
         SET v_refused = TRUE;
       END;

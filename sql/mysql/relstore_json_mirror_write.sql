@@ -13,18 +13,30 @@ CREATE PROCEDURE relstore_json_mirror_write(IN p_tid BIGINT)
   SQL SECURITY INVOKER
 BEGIN
   DECLARE v_refused BOOLEAN DEFAULT FALSE;
+  DECLARE v_count INT;
   DECLARE v_errno INT;
+  DECLARE v_last_errno INT;
 
   DELETE e FROM temp_json t STRAIGHT_JOIN object_json_error e ON e.zoid = t.zoid;
-  DELETE j FROM temp_json t STRAIGHT_JOIN object_json j ON j.zoid = t.zoid WHERE t.state IS NULL;
+  -- Only when some entry has no row to write (a removal or an undecodable state): the join
+  -- reads, and locks, the object_json row of every entry before it looks at t.state.
+  IF EXISTS (SELECT 1 FROM temp_json WHERE state IS NULL) THEN
+    DELETE j FROM temp_json t STRAIGHT_JOIN object_json j ON j.zoid = t.zoid
+      WHERE t.state IS NULL;
+  END IF;
   INSERT INTO object_json_error (zoid, tid, message)
     SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.message USING utf8mb4) FROM temp_json t
     WHERE t.message IS NOT NULL ORDER BY t.zoid;
   BEGIN
     DECLARE CONTINUE HANDLER FOR SQLEXCEPTION
     BEGIN
+      -- The error is condition 1 on MariaDB, but on MySQL 8 it can be the last one when
+      -- the statement raised warnings too; both are read before anything clears them. A
+      -- deadlock has rolled the whole transaction back: carrying on would commit the rest.
+      GET DIAGNOSTICS v_count = NUMBER;
       GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO;
-      IF v_errno IN (1205, 1213, 1317) THEN
+      GET DIAGNOSTICS CONDITION v_count v_last_errno = MYSQL_ERRNO;
+      IF v_errno IN (1205, 1213, 1317) OR v_last_errno IN (1205, 1213, 1317) THEN
         RESIGNAL;
       END IF;
       SET v_refused = TRUE;

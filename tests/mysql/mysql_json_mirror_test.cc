@@ -7,6 +7,7 @@
 #include <future>
 
 #include "mysql/support.h"
+#include "relstore/errors.h"
 #include "relstore/json_mirror.h"
 #include "relstore/storage.h"
 
@@ -159,6 +160,53 @@ TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
     EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid ORDER BY zoid) FROM object_json_error"),
               "1,3");
   }
+}
+
+// A deadlock while the finish writes the mirror's rows is not a row the server refused:
+// InnoDB has rolled the whole transaction back, so the finish must fail. Taken for a
+// refusal, the procedure would carry on in a new transaction and return a TID for a commit
+// whose data is gone. Here another session holds the object's mirror row and then asks for
+// the commit lock the finish holds; having written more, it is not the one InnoDB rolls back.
+TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
+  const std::string uri = fresh_database("jm_deadlock", "?history=free");
+  open_storage(uri)->close();
+  mirror_enable(uri, MirrorMode::in_commit);
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
+
+  // InnoDB spares a transaction that has changed a non-transactional table (as a commit
+  // has, through its MyISAM or Aria temporary tables) unless the other has too; then it
+  // rolls back the one that wrote less. So the holder writes to both kinds.
+  auto holder = connect(db_of(uri));
+  holder->exec("CREATE TABLE heavy (n INT PRIMARY KEY) ENGINE = InnoDB");
+  holder->exec("CREATE TABLE untransacted (n INT PRIMARY KEY) ENGINE = MyISAM");
+  holder->batch(
+      "START TRANSACTION; "
+      "INSERT INTO heavy WITH RECURSIVE s (n) AS "
+      "(SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 50) "
+      "SELECT a.n * 100 + b.n FROM s a, s b; "
+      "INSERT INTO untransacted VALUES (1); "
+      "SELECT zoid FROM object_json WHERE zoid = 1 FOR UPDATE",
+      4, Context::other);
+  inst->poll_invalidations();
+  auto finished = std::async(std::launch::async, [&] {
+    return commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("second"))}},
+                  {{Oid(1), first}});
+  });
+  // The finish now holds the commit lock and waits for the mirror row.
+  ASSERT_EQ(finished.wait_for(500ms), std::future_status::timeout);
+  holder->exec("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE");
+  holder->exec("ROLLBACK");
+  EXPECT_THROW(finished.get(), LockConflictError);
+
+  auto reader = st->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).tid, first);
+  auto conn = connect(db_of(uri));
+  EXPECT_EQ(scalar(*conn, "SELECT tid FROM object_json WHERE zoid = 1"),
+            std::to_string(first.sql()));
+  EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_json_error"), "0");
 }
 
 // A change of mode waits for commits that voted under the old mode, so a commit writes its
