@@ -41,7 +41,7 @@ BEGIN
                                     v_sqlstate = RETURNED_SQLSTATE;
         GET DIAGNOSTICS CONDITION v_count v_last_errno = MYSQL_ERRNO,
                                           v_last_message = MESSAGE_TEXT;
-        IF v_errno IN (1205, 1213, 1317) OR v_last_errno IN (1205, 1213, 1317) THEN
+        IF v_errno IN (1205, 1206, 1213, 1317) OR v_last_errno IN (1205, 1206, 1213, 1317) THEN
           RESIGNAL;
         END IF;
         IF v_sqlstate LIKE '01%' THEN

@@ -6,8 +6,8 @@
 -- A row the server refuses (MariaDB's JSON_VALID nests 32 levels at most, MySQL 8's JSON
 -- 100; a class name too long for its column) must not fail a commit: when the batch
 -- insert is refused, the rows go in one at a time and the refused ones become error
--- entries with the server's message. Lock waits and deadlocks are not refusals: they
--- end the commit as they would anywhere else.
+-- entries with the server's message. Lock waits, deadlocks, a full lock table (1206) and
+-- interruptions are not refusals: they end the commit as they would anywhere else.
 CREATE PROCEDURE relstore_json_mirror_write(IN p_tid BIGINT)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
@@ -36,7 +36,7 @@ BEGIN
       GET DIAGNOSTICS v_count = NUMBER;
       GET DIAGNOSTICS CONDITION 1 v_errno = MYSQL_ERRNO;
       GET DIAGNOSTICS CONDITION v_count v_last_errno = MYSQL_ERRNO;
-      IF v_errno IN (1205, 1213, 1317) OR v_last_errno IN (1205, 1213, 1317) THEN
+      IF v_errno IN (1205, 1206, 1213, 1317) OR v_last_errno IN (1205, 1206, 1213, 1317) THEN
         RESIGNAL;
       END IF;
       SET v_refused = TRUE;
