@@ -74,7 +74,9 @@ proc: BEGIN
   -- One statement takes the exclusive locks and reads the committed TIDs (a locking read
   -- sees the newest commit). temp_store drives the join and is read in primary key order,
   -- so rows are locked in OID order and two committers cannot deadlock on them. The
-  -- committed state, read only for a conflict, is the one revision this may also lock.
+  -- committed state, read only for a conflict, comes from a subquery, which the locking
+  -- clause need not cover (MySQL 8 documents that it does not): a committed revision never
+  -- changes, and the current_object row that names it is locked.
   SELECT 'C' AS kind, t.zoid, COALESCE(c.tid, 0) AS tid, t.prev_tid AS given,
          IF(p_check AND COALESCE(c.tid, 0) <> t.prev_tid,
             (SELECT s.state FROM object_state s WHERE s.zoid = c.zoid AND s.tid = c.tid),
