@@ -31,7 +31,9 @@ function(_relstore_backend_switch name option found)
 endfunction()
 
 if(NOT RELSTORE_WITH_POSTGRESQL STREQUAL "OFF")
-  pkg_check_modules(PQXX IMPORTED_TARGET libpqxx libpq)
+  # libpq 14 brought pipeline mode (adapters/postgresql/driver.cc); it talks to any server
+  # of the v3 protocol, so older servers are fine.
+  pkg_check_modules(PQXX IMPORTED_TARGET libpqxx libpq>=14)
 endif()
 _relstore_backend_switch(POSTGRESQL RELSTORE_WITH_POSTGRESQL "${PQXX_FOUND}")
 

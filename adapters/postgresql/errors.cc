@@ -105,8 +105,10 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   if (state == "42501") {
     if (ctx == Context::schema) {
       throw SchemaError(
-          text("permission denied: the role needs CREATE on the schema (e.g. a "
-               "database it owns, or GRANT CREATE ON SCHEMA public)"));
+          text("permission denied: the role needs CREATE on the schema (GRANT CREATE ON "
+               "SCHEMA public TO the role, or make it the schema's owner; owning the "
+               "database is not enough before PostgreSQL 15), and upgrading relstore's "
+               "functions later needs the role that created them"));
     }
     throw SchemaError(text("permission denied"));
   }
