@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <future>
+#include <thread>
 
 #include "mysql/support.h"
 #include "relstore/errors.h"
@@ -194,8 +195,18 @@ TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
     return commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("second"))}},
                   {{Oid(1), first}});
   });
-  // The finish now holds the commit lock and waits for the mirror row.
-  ASSERT_EQ(finished.wait_for(500ms), std::future_status::timeout);
+  // Wait until the finish holds the commit lock and waits for the mirror row (the
+  // processlist shows a session's current statement inside a procedure).
+  auto watcher = connect(db_of(uri));
+  bool waiting = false;
+  for (int i = 0; i < 200 && !waiting; ++i) {
+    waiting = scalar(*watcher,
+                     "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                     "WHERE INFO LIKE 'INSERT INTO object_json %'") == "1";
+    if (!waiting) std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(waiting) << "the finish never reached the mirror row";
+  ASSERT_EQ(finished.wait_for(0ms), std::future_status::timeout);
   holder->exec("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE");
   holder->exec("ROLLBACK");
   EXPECT_THROW(finished.get(), LockConflictError);
