@@ -102,6 +102,14 @@ void throw_error(int code, std::string_view message, Context ctx, std::string_vi
     if (ctx == Context::connect) {
       throw DisconnectedError("cannot reach the MySQL server: " + text);
     }
+    // During the finish the commit's outcome is unknown: the server completes a COMMIT
+    // it has received after the client is gone.
+    if (ctx == Context::commit) {
+      throw DisconnectedError(
+          "lost the connection to the MySQL server while committing: the commit may or may "
+          "not have been applied; the next transaction reconnects and reads which: " +
+          text);
+    }
     throw DisconnectedError(
         "lost the connection to the MySQL server (the next transaction "
         "reconnects): " +

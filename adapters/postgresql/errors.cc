@@ -73,6 +73,15 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   if (state.empty() && ctx == Context::connect) state = sqlstate_of_connect_failure(e.message);
   const std::string cls = state.substr(0, 2);
   auto text = [&](std::string_view problem) { return full_text(e, problem, what, e.sqlstate); };
+  // A connection lost during the finish leaves the commit's outcome unknown: the server
+  // completes a COMMIT it has received after the client is gone.
+  auto gone = [&](std::string_view problem) {
+    return text(std::string(problem) +
+                (ctx == Context::commit
+                     ? " while committing: the commit may or may not have been applied; the "
+                       "next transaction reconnects and reads which"
+                     : "; the next transaction reconnects"));
+  };
 
   if (state == "55P03") {  // lock_not_available: lock_timeout expired
     if (ctx == Context::vote) {
@@ -95,8 +104,7 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   }
   if (state == "57P01" || state == "57P02" || state == "57P03") {
     throw DisconnectedError(
-        text("the server ended the connection (shutdown, restart or an "
-             "administrator command); the next transaction reconnects"));
+        gone("the server ended the connection (shutdown, restart or an administrator command)"));
   }
   if (state == "28P01" || state == "28000") {
     throw StorageError(text("authentication failed; check the user name and password"));
@@ -133,9 +141,7 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     if (ctx == Context::connect) {
       throw DisconnectedError(text("cannot connect to the PostgreSQL server"));
     }
-    throw DisconnectedError(
-        text("the connection to the PostgreSQL server was lost; the next "
-             "transaction reconnects"));
+    throw DisconnectedError(gone("the connection to the PostgreSQL server was lost"));
   }
   throw StorageError(text("PostgreSQL error"));
 }
