@@ -105,7 +105,7 @@ void throw_error(int code, std::string_view message, Context ctx, std::string_vi
     // During the finish the commit's outcome is unknown: the server completes a COMMIT
     // it has received after the client is gone.
     if (ctx == Context::commit) {
-      throw DisconnectedError(
+      throw CommitOutcomeUnknownError(
           "lost the connection to the MySQL server while committing: the commit may or may "
           "not have been applied; the next transaction reconnects and reads which: " +
           text);

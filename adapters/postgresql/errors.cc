@@ -75,12 +75,14 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   auto text = [&](std::string_view problem) { return full_text(e, problem, what, e.sqlstate); };
   // A connection lost during the finish leaves the commit's outcome unknown: the server
   // completes a COMMIT it has received after the client is gone.
-  auto gone = [&](std::string_view problem) {
-    return text(std::string(problem) +
-                (ctx == Context::commit
-                     ? " while committing: the commit may or may not have been applied; the "
-                       "next transaction reconnects and reads which"
-                     : "; the next transaction reconnects"));
+  auto throw_gone = [&](std::string_view problem) {
+    if (ctx == Context::commit) {
+      throw CommitOutcomeUnknownError(
+          text(std::string(problem) +
+               " while committing: the commit may or may not have been applied; the next "
+               "transaction reconnects and reads which"));
+    }
+    throw DisconnectedError(text(std::string(problem) + "; the next transaction reconnects"));
   };
 
   if (state == "55P03") {  // lock_not_available: lock_timeout expired
@@ -103,8 +105,7 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     throw DisconnectedError(text("the server has no connection slots left"));
   }
   if (state == "57P01" || state == "57P02" || state == "57P03") {
-    throw DisconnectedError(
-        gone("the server ended the connection (shutdown, restart or an administrator command)"));
+    throw_gone("the server ended the connection (shutdown, restart or an administrator command)");
   }
   if (state == "28P01" || state == "28000") {
     throw StorageError(text("authentication failed; check the user name and password"));
@@ -141,7 +142,7 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     if (ctx == Context::connect) {
       throw DisconnectedError(text("cannot connect to the PostgreSQL server"));
     }
-    throw DisconnectedError(gone("the connection to the PostgreSQL server was lost"));
+    throw_gone("the connection to the PostgreSQL server was lost");
   }
   throw StorageError(text("PostgreSQL error"));
 }

@@ -100,6 +100,15 @@ class DisconnectedError : public StorageError {
   bool retryable() const override { return true; }
 };
 
+// The connection was lost during tpc_finish, after the commit had been sent: the server
+// may have committed it. Not retryable: running the application transaction again could
+// apply its changes twice; the application reads the objects to learn which happened.
+class CommitOutcomeUnknownError : public DisconnectedError {
+ public:
+  using DisconnectedError::DisconnectedError;
+  bool retryable() const override { return false; }
+};
+
 // The database exists but is not what was asked for: other history mode, foreign schema,
 // not a database at all, missing privileges.
 class SchemaError : public StorageError {
