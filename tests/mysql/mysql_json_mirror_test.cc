@@ -16,7 +16,16 @@ namespace relstore::mysql::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using MysqlMirror = MysqlServerTest;
+class MysqlMirror : public MysqlServerTest {
+ protected:
+  // A new database with relstore's schema and the mirror in in-commit mode.
+  std::string in_commit_database(const std::string& suffix, const std::string& query) {
+    const std::string uri = fresh_database(suffix, query);
+    open_storage(uri)->close();
+    mirror_enable(uri, MirrorMode::in_commit);
+    return uri;
+  }
+};
 
 // A ZODB record (protocol 3): class pickle `cls`, then `state` (a state pickle's opcodes
 // without PROTO and STOP).
@@ -111,9 +120,7 @@ TEST_F(MysqlMirror, ATwentyObjectWriteKeepsItsRoundTripsWithTheMirrorOn) {
 
 // MySQL's JSON keeps \u0000 (PostgreSQL's jsonb does not): the text comes back as stored.
 TEST_F(MysqlMirror, NulCharactersAreKept) {
-  const std::string uri = fresh_database("jm_nul", "?history=free");
-  open_storage(uri)->close();
-  mirror_enable(uri, MirrorMode::in_commit);
+  const std::string uri = in_commit_database("jm_nul", "?history=free");
   auto st = open_storage(uri);
   auto inst = st->new_instance();
   commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text(std::string("b\0c", 3)))}});
@@ -130,9 +137,7 @@ TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
   for (const bool hp : {false, true}) {
     SCOPED_TRACE(hp ? "history-preserving" : "history-free");
     const std::string uri =
-        fresh_database("jm_refused", hp ? "?history=preserving" : "?history=free");
-    open_storage(uri)->close();
-    mirror_enable(uri, MirrorMode::in_commit);
+        in_commit_database("jm_refused", hp ? "?history=preserving" : "?history=free");
     auto st = open_storage(uri);
     auto inst = st->new_instance();
     const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("ok"))},
@@ -169,9 +174,7 @@ TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
 // whose data is gone. Here another session holds the object's mirror row and then asks for
 // the commit lock the finish holds; having written more, it is not the one InnoDB rolls back.
 TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
-  const std::string uri = fresh_database("jm_deadlock", "?history=free");
-  open_storage(uri)->close();
-  mirror_enable(uri, MirrorMode::in_commit);
+  const std::string uri = in_commit_database("jm_deadlock", "?history=free");
   auto st = open_storage(uri);
   auto inst = st->new_instance();
   const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
