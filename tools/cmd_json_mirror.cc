@@ -9,7 +9,6 @@
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
 #include "relstore/pickle.h"
-#include "relstore/timestamp.h"
 
 namespace relstore::cli {
 namespace {
@@ -118,9 +117,8 @@ void add_follow_action(CLI::App& mirror) {
     options->progress = [last_print](const MirrorProgress& p) {
       // One line per catch-up that did something, with the lag.
       if (p.decoded + p.removed + p.undecodable == 0) return;
-      const double lag = p.database_tid > p.mirrored_tid ? TimeStamp(p.database_tid).unix_time() -
-                                                               TimeStamp(p.mirrored_tid).unix_time()
-                                                         : 0.0;
+      // After a batch that did something the follower has mirrored a TID, so there is a lag.
+      const double lag = mirror_lag_seconds(p.database_tid, p.mirrored_tid).value_or(0.0);
       std::printf("mirrored to %s: +%llu rows, -%llu, %llu undecodable, lag %.3f s\n",
                   p.mirrored_tid.hex().c_str(), static_cast<unsigned long long>(p.decoded),
                   static_cast<unsigned long long>(p.removed),

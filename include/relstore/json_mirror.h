@@ -30,6 +30,10 @@ struct MirrorStatus {
   uint64_t pending = 0;  // current states newer than mirrored_tid
 };
 
+// Commit time from the mirror's progress to the database's newest transaction: 0 when
+// caught up, none when nothing has been mirrored in a database that has data.
+std::optional<double> mirror_lag_seconds(Tid database_tid, Tid mirrored_tid);
+
 MirrorStatus mirror_status(const std::string& uri);
 std::string format_mirror_status(const MirrorStatus& status, bool json);
 

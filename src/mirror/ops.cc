@@ -83,6 +83,12 @@ MirrorMode parse_mirror_mode(const std::string& text) {
   throw ConfigError("unknown JSON mirror mode '" + text + "': expected in-commit, follow or off");
 }
 
+std::optional<double> mirror_lag_seconds(Tid database_tid, Tid mirrored_tid) {
+  if (database_tid <= mirrored_tid) return 0.0;
+  if (mirrored_tid.is_zero()) return std::nullopt;
+  return TimeStamp(database_tid).unix_time() - TimeStamp(mirrored_tid).unix_time();
+}
+
 MirrorStatus mirror_status(const std::string& uri) {
   auto db = open_db(uri, false);
   const backend::MirrorState st = db->mirror_state();
@@ -93,11 +99,7 @@ MirrorStatus mirror_status(const std::string& uri) {
   out.mirrored_tid = st.last_tid;
   out.database_tid = st.database_tid;
   out.pending = st.pending;
-  if (st.database_tid <= st.last_tid) {
-    out.lag_seconds = 0.0;
-  } else if (!st.last_tid.is_zero()) {
-    out.lag_seconds = TimeStamp(st.database_tid).unix_time() - TimeStamp(st.last_tid).unix_time();
-  }
+  out.lag_seconds = mirror_lag_seconds(st.database_tid, st.last_tid);
   return out;
 }
 
