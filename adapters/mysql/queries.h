@@ -24,5 +24,9 @@ inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = 
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
+// Which database this is, however it was reached (host name, address or socket).
+inline constexpr const char* kIdentity =
+    "SELECT CONCAT('mysql ', @@hostname, ' port ', @@port, ' datadir ', @@datadir, "
+    "' database ', DATABASE())";
 
 }  // namespace relstore::mysql

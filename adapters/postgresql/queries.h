@@ -33,5 +33,11 @@ inline constexpr Statement kIterRecords = {
     "iter_records", "SELECT zoid, state FROM object_state WHERE tid = $1 ORDER BY zoid"};
 inline constexpr const char* kStateBytes =
     "SELECT COALESCE(SUM(state_size), 0)::bigint FROM object_state";
+// Which database this is, however it was reached (host name, address or socket): the
+// cluster's start time, to the microsecond, and port, with the database's name. Readable
+// by any role, unlike the cluster's system identifier on some managed servers.
+inline constexpr const char* kIdentity =
+    "SELECT 'postgresql ' || pg_postmaster_start_time()::text || ' port ' || "
+    "current_setting('port') || ' database ' || current_database()";
 
 }  // namespace relstore::postgresql

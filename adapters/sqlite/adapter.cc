@@ -13,6 +13,7 @@
 #include "adapters/sqlite/schema_installer.h"
 #include "adapters/sqlite/store_connection.h"
 #include "backend/registry.h"
+#include "paths.h"
 #include "relstore/errors.h"
 
 namespace relstore::sqlite {
@@ -97,6 +98,7 @@ StorageInfo SqliteAdapter::info() {
   out.last_tid = Tid::from_sql(db->query_int(q.last_tid));
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
+  out.identity = "sqlite " + canonical_path(loc_.dir);
   return out;
 }
 

@@ -163,6 +163,10 @@ struct StorageInfo {
   uint64_t size_bytes = 0;  // bytes of object state
   Tid last_tid;
   std::string schema_version;
+  // What names the database itself, however it was reached: the canonical path of a file
+  // or directory, or the server's identity with the database's name. Two handles on one
+  // database report the same text (convert refuses to copy a database onto itself).
+  std::string identity;
 };
 
 // Counters an adapter keeps about its server traffic.

@@ -68,17 +68,17 @@ class Converter {
             std::unique_ptr<backend::Adapter> bulk)
       : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri), bulk_adapter_(std::move(bulk)) {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
-    if (!o.destination_blob_dir.empty() && !o.dry_run) {
-      if (dst_uri.scheme != Scheme::file) {
-        throw ConfigError(
-            "a destination blob directory goes with a file: destination; the "
-            "database backends do not store blob contents yet");
-      }
-      dst_blobs_ = BlobDir::create(o.destination_blob_dir);
+    if (!o.destination_blob_dir.empty() && dst_uri.scheme != Scheme::file) {
+      throw ConfigError(
+          "a destination blob directory goes with a file: destination; the "
+          "database backends do not store blob contents yet");
     }
   }
 
   void run(std::optional<Tid> start, ConvertReport& report) {
+    if (!o_.destination_blob_dir.empty() && !o_.dry_run) {
+      dst_blobs_ = BlobDir::create(o_.destination_blob_dir);
+    }
     report.done.total_transactions = src_.info().transactions;
     const bool bulk = bulk_adapter_ != nullptr;
     keep_history_ = dst_ ? dst_->keep_history() : true;
@@ -278,10 +278,20 @@ ConvertReport convert(const ConvertOptions& o) {
     }
   }
 
+  // Checks the options against both ends before the destination is touched: a usage error
+  // found after --clear would leave it emptied with nothing copied.
+  Converter converter(o, *src, dst.get(), dst_uri, std::move(bulk));
   ConvertReport report;
   std::optional<Tid> start;
   if (dst) {
     const StorageInfo info = dst->info();
+    // The same database under two names (a path with "./" or a symbolic link, another
+    // host name for the same server): --clear would empty the source.
+    if (!info.identity.empty() && info.identity == src->info().identity) {
+      throw ConfigError("the source " + src_uri.redacted() + " and the destination " +
+                        dst_uri.redacted() + " are the same database (" + info.identity +
+                        "): nothing was changed");
+    }
     const bool empty = info.transactions == 0 && info.objects == 0;
     if (!empty) {
       if (o.clear) {
@@ -299,7 +309,7 @@ ConvertReport convert(const ConvertOptions& o) {
       }
     }
   }
-  Converter(o, *src, dst.get(), dst_uri, std::move(bulk)).run(start, report);
+  converter.run(start, report);
   if (dst && !o.dry_run) {
     dst->close();
     catch_up_mirror(dst_uri, report);

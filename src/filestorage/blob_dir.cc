@@ -46,6 +46,16 @@ void make_dirs(const fsys::path& p) {
   fsys::permissions(p, fsys::perms::owner_all, fsys::perm_options::replace, ec);
 }
 
+// ZODB's choice for a directory without a `.layout` (auto_layout_select in ZODB.blob):
+// bushy when it holds nothing but hidden entries, lawn when it holds anything else.
+BlobLayout layout_without_marker(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : fsys::directory_iterator(dir, ec)) {
+    if (!e.path().filename().string().starts_with('.')) return BlobLayout::lawn;
+  }
+  return BlobLayout::bushy;
+}
+
 }  // namespace
 
 std::string blob_id_repr(uint64_t id) {
@@ -60,13 +70,7 @@ BlobDir BlobDir::open(const std::string& dir) {
   std::error_code ec;
   if (!fsys::is_directory(dir, ec)) throw StorageError("blob directory " + dir + " does not exist");
   const fsys::path marker = fsys::path(dir) / kLayoutFile;
-  if (!fsys::exists(marker, ec)) {
-    bool empty = true;
-    for (const auto& e : fsys::directory_iterator(dir, ec)) {
-      if (e.path().filename() != "tmp") empty = false;
-    }
-    return BlobDir(dir, empty ? BlobLayout::bushy : BlobLayout::lawn);
-  }
+  if (!fsys::exists(marker, ec)) return BlobDir(dir, layout_without_marker(dir));
   std::ifstream in(marker);
   std::string name;
   in >> name;
@@ -78,10 +82,19 @@ BlobDir BlobDir::open(const std::string& dir) {
 
 BlobDir BlobDir::create(const std::string& dir) {
   std::error_code ec;
-  if (!fsys::exists(dir, ec)) {
-    make_dirs(fsys::path(dir) / "tmp");
-    std::ofstream(fsys::path(dir) / kLayoutFile) << "bushy";
+  const fsys::path marker = fsys::path(dir) / kLayoutFile;
+  if (!fsys::exists(marker, ec)) {
+    // Decided before anything is created in it, and written down, so that ZODB (and the
+    // next open) reads the layout the blobs are written in rather than guessing.
+    const BlobLayout layout =
+        fsys::exists(dir, ec) ? layout_without_marker(dir) : BlobLayout::bushy;
+    make_dirs(dir);
+    std::ofstream out(marker);
+    out << (layout == BlobLayout::bushy ? "bushy" : "lawn");
+    out.close();
+    if (!out) throw StorageError("cannot write " + marker.string());
   }
+  make_dirs(fsys::path(dir) / "tmp");
   return open(dir);
 }
 

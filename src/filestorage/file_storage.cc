@@ -4,6 +4,7 @@
 
 #include "filestorage/file_instance.h"
 #include "filestorage/iterators.h"
+#include "paths.h"
 #include "relstore/timestamp.h"
 
 namespace relstore::fs {
@@ -121,6 +122,7 @@ StorageInfo FileStorage::info() {
   i.size_bytes = end_;
   i.last_tid = last_tid_;
   i.schema_version = magic_;
+  i.identity = "file " + canonical_path(path_);
   return i;
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "filestorage/file_storage.h"
+#include "paths.h"
 
 namespace relstore {
 namespace {
@@ -83,17 +84,11 @@ class FileStorageHandle : public Storage {
   bool closed_ = false;
 };
 
-std::string registry_key(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
-  return ec ? path : p.string();
-}
-
 }  // namespace
 
 std::unique_ptr<Storage> open_file_storage(const std::string& path,
                                            const FileStorageOptions& options) {
-  const std::string key = registry_key(path);
+  const std::string key = canonical_path(path);
   std::unique_lock lock(registry_mu);
   auto& slot = registry()[key];
   std::shared_ptr<Shared> shared = slot.lock();

@@ -353,5 +353,55 @@ TEST(Convert, SameSourceAndDestinationIsRefused) {
   EXPECT_THROW(run(src, src), ConfigError);
 }
 
+void clear(ConvertOptions& o) { o.clear = true; }
+
+// One database under two names: --clear would empty the source before copying it.
+TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
+  TempDir d;
+  const std::string path = sample_file(d, 10);
+  fs::create_symlink(path, d.sub("link.fs"));
+  const auto size = fs::file_size(path);
+  for (const std::string& other :
+       {"file://" + d.str() + "/./Data.fs", "file://" + d.sub("link.fs")}) {
+    EXPECT_THROW(run("file://" + path, other, clear), ConfigError) << other;
+    EXPECT_EQ(fs::file_size(path), size) << other;
+  }
+  const std::string db = "sqlite://" + d.sub("db");
+  run("file://" + path, db);
+  const uint64_t objects = open_storage(db)->len();
+  EXPECT_THROW(run(db, db + "/", clear), ConfigError);
+  EXPECT_EQ(open_storage(db)->len(), objects);
+
+  // A server reached under another spelling of its address.
+  for (Scheme scheme : {Scheme::postgresql, Scheme::mysql}) {
+    if (!testing::server_base_uri(scheme)) continue;
+    const std::string uri = testing::server_database_uri(scheme, "_convert_same", false);
+    run("file://" + path, uri, clear);
+    std::string alias = uri;
+    const auto at = alias.find("@127.0.0.1:");
+    ASSERT_NE(at, std::string::npos) << "the test expects the server at 127.0.0.1: " << uri;
+    alias.replace(at, 10, "@127.1");
+    EXPECT_THROW(run(uri, alias, clear), ConfigError) << alias;
+    EXPECT_EQ(open_storage(uri)->len(), objects) << uri;
+  }
+}
+
+// Options that cannot work are refused before --clear has emptied anything.
+TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
+  TempDir d;
+  const std::string path = sample_file(d, 10);
+  const std::string db = "sqlite://" + d.sub("db");
+  run("file://" + path, db);
+  const uint64_t objects = open_storage(db)->len();
+  EXPECT_THROW(run("file://" + path, db,
+                   [&](ConvertOptions& o) {
+                     o.clear = true;
+                     o.destination_blob_dir = d.sub("blobs");
+                   }),
+               ConfigError);
+  EXPECT_EQ(open_storage(db)->len(), objects);
+  EXPECT_FALSE(fs::exists(d.sub("blobs")));
+}
+
 }  // namespace
 }  // namespace relstore

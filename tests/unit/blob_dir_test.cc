@@ -67,5 +67,39 @@ TEST(BlobDir, WriteListReadAndLawn) {
   EXPECT_THROW(BlobDir::open(dir.sub("blobs")), StorageError);
 }
 
+std::string layout_marker(const std::string& dir) {
+  std::ifstream marker(dir + "/.layout");
+  std::string name;
+  marker >> name;
+  return name;
+}
+
+// An empty directory made beforehand (`mkdir blobs`) is bushy, as for ZODB, and gets the
+// marker: without it the next open, and ZODB, would take the blobs written for lawn ones.
+TEST(BlobDir, AnExistingEmptyDirectoryGetsTheBushyMarker) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.sub("blobs"));
+  std::ofstream(dir.sub("blobs") + "/.hidden") << "ZODB ignores names starting with a dot";
+  const BlobDir b = BlobDir::create(dir.sub("blobs"));
+  EXPECT_EQ(b.layout(), BlobLayout::bushy);
+  b.write_blob(Oid(1), Tid(0x500), "content");
+  EXPECT_EQ(layout_marker(dir.sub("blobs")), "bushy");
+  const BlobDir again = BlobDir::open(dir.sub("blobs"));
+  EXPECT_EQ(again.layout(), BlobLayout::bushy);
+  EXPECT_EQ(again.read_blob(Oid(1), Tid(0x500)), "content");
+}
+
+// A used directory without a marker is lawn (ZODB's rule); create writes that down.
+TEST(BlobDir, AUsedDirectoryWithoutMarkerIsLawnAndSaysSo) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.sub("blobs") + "/0x01");
+  std::ofstream(dir.sub("blobs") + "/0x01/0x05.blob") << "old";
+  EXPECT_EQ(BlobDir::open(dir.sub("blobs")).layout(), BlobLayout::lawn);
+  const BlobDir b = BlobDir::create(dir.sub("blobs"));
+  EXPECT_EQ(b.layout(), BlobLayout::lawn);
+  EXPECT_EQ(layout_marker(dir.sub("blobs")), "lawn");
+  EXPECT_EQ(b.read_blob(Oid(1), Tid(5)), "old");
+}
+
 }  // namespace
 }  // namespace relstore

@@ -1,0 +1,17 @@
+// Paths as names of databases.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace relstore {
+
+// `path` with symbolic links, "." and ".." resolved and made absolute, so that two
+// spellings of one file compare equal; the path as given when it cannot be resolved.
+inline std::string canonical_path(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path p = std::filesystem::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+}  // namespace relstore
