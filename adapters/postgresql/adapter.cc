@@ -74,7 +74,10 @@ std::unique_ptr<Conn> open_conn(const Location& loc, Role role, backend::Adapter
   std::string name = std::string("relstore ") + role_name(role);
   if (!loc.application_name.empty()) name = loc.application_name + " (" + name + ")";
   spec.params.emplace_back("application_name", name);
-  std::string settings = loc.options;
+  // READ COMMITTED whatever the server's or database's default: a vote reads serials
+  // after waiting for object locks and must see the commits it waited for (snapshots
+  // ask for REPEATABLE READ explicitly).
+  std::string settings = loc.options + " -c default_transaction_isolation=read\\ committed";
   if (role == Role::store || role == Role::admin) {
     // lock_timeout 0 would mean "wait forever": the shortest wait is 1 ms.
     const long ms = std::max(1L, std::lround(loc.lock_timeout * 1000));

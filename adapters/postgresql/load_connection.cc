@@ -36,13 +36,15 @@ backend::PollResult PgLoadConnection::begin_snapshot(std::optional<Tid> since) {
 
 backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> since) {
   if (in_snapshot_) conn_->queue(kRollback);
-  in_snapshot_ = false;
   conn_->queue(kBeginSnapshot);
+  // From here a transaction may be open, also when a statement below fails (a timeout, a
+  // cancel) and leaves it aborted: the next snapshot must roll it back first, or every
+  // BEGIN after it would fail with "current transaction is aborted".
+  in_snapshot_ = true;
   conn_->queue(q_.last_tid);
   if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
   conn_->send_batch();
   const auto results = conn_->wait(Context::read);
-  in_snapshot_ = true;
   const size_t first = results.size() - (since ? 2 : 1);
   backend::PollResult r;
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));

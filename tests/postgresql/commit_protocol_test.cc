@@ -1,6 +1,7 @@
 // The commit protocol on PostgreSQL: round trips, RelStorage's lock keys, lock timeouts
 // (issue #3, parts 3, 5 and 6).
 #include <chrono>
+#include <future>
 #include <thread>
 
 #include "postgresql/pg_support.h"
@@ -279,6 +280,49 @@ TEST(PostgresqlLocks, VotedTransactionHoldsAdvisoryLocksOnItsObjects) {
   const auto after = probe->simple("SELECT pg_try_advisory_lock(42), pg_advisory_unlock(42)",
                                    postgresql::Context::other);
   EXPECT_EQ(after.front().int64(0, 0), 1) << "the lock outlived the commit";
+}
+
+// Store connections run at READ COMMITTED whatever the server's default: a vote that waited
+// for an object lock must see the commit it waited for. At REPEATABLE READ (a database
+// default some operators set) the vote read the serials of the snapshot it took before
+// waiting, passed, and the finish then failed with a serialization error.
+TEST(PostgresqlLocks, AVoteSeesTheCommitItWaitedForWhateverTheDefaultIsolation) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("locks_isolation");
+  db.exec("ALTER DATABASE " + db.name() + " SET default_transaction_isolation = 'repeatable read'");
+  auto st = open_storage(db.uri("history=free&commit_lock_timeout=20"));
+  auto inst = st->new_instance();
+  const Tid t1 = create(*inst, 7, "v1");
+  // Another committer holds object 7's lock and changes the object.
+  auto holder = db.connect();
+  holder->simple(
+      "BEGIN; SELECT pg_advisory_xact_lock(7); "
+      "UPDATE object_state SET tid = tid + 1 WHERE zoid = 7",
+      postgresql::Context::other);
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(7), t1, "v2 from the old serial", txn);
+  auto vote = std::async(std::launch::async, [&] { inst->tpc_vote(txn); });
+  // Commit only once the vote waits for the lock (its transaction has begun).
+  auto probe = db.connect();
+  for (int i = 0; i < 500; ++i) {
+    const auto r = probe->simple(
+        "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+        "application_name LIKE '%relstore store%' AND wait_event_type = 'Lock'",
+        postgresql::Context::other);
+    if (r.front().int64(0, 0) > 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  holder->simple("COMMIT", postgresql::Context::other);
+  try {
+    vote.get();
+    FAIL() << "the vote missed the commit it waited for";
+  } catch (const ConflictError& e) {
+    EXPECT_EQ(*e.oid(), Oid(7));
+    ASSERT_TRUE(e.serials());
+    EXPECT_EQ(e.serials()->first, Tid(t1.value() + 1));
+  }
+  inst->tpc_abort(txn);
 }
 
 // The TID comes from the server's clock.

@@ -206,6 +206,28 @@ TEST(PostgresqlReconnect, LoadConnectionLostDuringASnapshot) {
   EXPECT_EQ(inst->load(Oid(1)).data, "v1");
 }
 
+// A poll that fails on a connection that stays up (here statement_timeout cancels it while
+// another session holds the table) leaves its transaction aborted; the next poll rolls it
+// back and works, instead of failing with "current transaction is aborted" for good.
+TEST(PostgresqlReconnect, APollThatFailsOnALiveConnectionDoesNotBreakTheNextOne) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("poll_fails");
+  auto st = open_storage(db.uri("history=free&cache_mb=0&options=-c%20statement_timeout%3D300"));
+  auto inst = st->new_instance();
+  const Tid t1 = commit_one(*inst, 1, "v1", std::nullopt);
+  inst->poll_invalidations();
+  inst->release_snapshot();
+  auto holder = db.connect();
+  holder->simple("BEGIN; LOCK TABLE object_state IN ACCESS EXCLUSIVE MODE",
+                 postgresql::Context::other);
+  EXPECT_THROW(inst->poll_invalidations(), StorageError);
+  holder->simple("ROLLBACK", postgresql::Context::other);
+  inst->poll_invalidations();
+  EXPECT_EQ(inst->load(Oid(1)).tid, t1);
+  inst->poll_invalidations();
+  EXPECT_EQ(inst->load(Oid(1)).data, "v1");
+}
+
 // Pooled store connections the server dropped are replaced: the next commit either sees
 // the loss before it starts or fails with a retryable DisconnectedError, and the retry
 // goes through.
