@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <functional>
 
 #include "relstore/errors.h"
 
@@ -17,6 +19,41 @@ std::string_view trim(std::string_view s) {
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// ZConfig's substitutions in a value: "$$" is a dollar sign and "$(NAME)" the environment
+// variable NAME; "$name" and "${name}" name a %define (not supported here). Anything else
+// after a "$" is an error, as in ZConfig.
+std::string substitute(std::string_view value,
+                       const std::function<ConfigError(std::string)>& fail) {
+  std::string out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value[i] != '$') {
+      out += value[i];
+      continue;
+    }
+    const std::string_view rest = value.substr(i + 1);
+    if (rest.starts_with('$')) {
+      out += '$';
+      ++i;
+    } else if (rest.starts_with('(')) {
+      const size_t close = rest.find(')');
+      if (close == std::string_view::npos)
+        throw fail("'$(' without ')' in '" + std::string(value) + "'");
+      const std::string name(rest.substr(1, close - 1));
+      const char* env = name.empty() ? nullptr : std::getenv(name.c_str());
+      if (!env) throw fail("environment variable '" + name + "' (from $(" + name + ")) is not set");
+      out += env;
+      i += close + 1;
+    } else if (!rest.empty() && (rest.front() == '{' || rest.front() == '_' ||
+                                 std::isalpha(static_cast<unsigned char>(rest.front())))) {
+      throw fail("'$" + std::string(rest.substr(0, rest.find_first_of(" \t/"))) +
+                 "' refers to a %define, which is not supported; write '$$' for a dollar sign");
+    } else {
+      throw fail("a '$' must be followed by '$', '(NAME)' or a name; write '$$' for a dollar sign");
+    }
+  }
   return out;
 }
 
@@ -83,7 +120,8 @@ ZConfigFile parse_zconfig(std::string_view text, const std::string& filename) {
       const size_t space = inner.find_first_of(" \t");
       ZConfigSection section;
       section.type = lower(inner.substr(0, space));
-      if (space != std::string_view::npos) section.name = std::string(trim(inner.substr(space)));
+      // Section names are case-insensitive in ZConfig, like types.
+      if (space != std::string_view::npos) section.name = lower(trim(inner.substr(space)));
       section.line = line_no;
       if (section.type.empty()) throw fail("a section needs a type");
       stack.back()->sections.push_back(std::move(section));
@@ -93,7 +131,7 @@ ZConfigFile parse_zconfig(std::string_view text, const std::string& filename) {
     const size_t space = line.find_first_of(" \t");
     const std::string key = lower(line.substr(0, space));
     const std::string value =
-        space == std::string_view::npos ? "" : std::string(trim(line.substr(space)));
+        space == std::string_view::npos ? "" : substitute(trim(line.substr(space)), fail);
     stack.back()->keys.emplace_back(key, value);
   }
   if (stack.size() > 1) {

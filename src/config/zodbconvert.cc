@@ -1,5 +1,6 @@
 #include "config/zodbconvert.h"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -12,7 +13,16 @@ std::string where(const std::string& filename, const ZConfigSection& s) {
   return filename + ":" + std::to_string(s.line);
 }
 
-bool truthy(const std::string& v) { return v == "true" || v == "on" || v == "yes" || v == "1"; }
+// A ZConfig boolean: yes/true/on or no/false/off in any case; anything else is an error
+// (a misspelt "ture" must not quietly turn history off).
+bool zconfig_boolean(const std::string& value, const std::string& key, const std::string& place) {
+  std::string v = value;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "yes" || v == "true" || v == "on") return true;
+  if (v == "no" || v == "false" || v == "off") return false;
+  throw ConfigError(place + ": " + key + " '" + value +
+                    "' is not a boolean (yes/true/on or no/false/off)");
+}
 
 // Keys each section understands; anything else is reported and ignored, as ZConfig schemas
 // for RelStorage define many tuning options that do not apply here.
@@ -28,11 +38,12 @@ void warn_unknown(const ZConfigSection& s, std::initializer_list<std::string_vie
   }
 }
 
-void set_history(StorageUri& uri, const ZConfigSection& relstorage) {
+void set_history(StorageUri& uri, const ZConfigSection& relstorage, const std::string& filename) {
   // RelStorage's keep-history defaults to true; say so explicitly so that an existing
   // database of the other mode is an error rather than silently accepted.
   const auto keep = relstorage.get("keep-history");
-  uri.params["history"] = !keep || truthy(*keep) ? "preserving" : "free";
+  const bool hp = !keep || zconfig_boolean(*keep, "keep-history", where(filename, relstorage));
+  uri.params["history"] = hp ? "preserving" : "free";
 }
 
 }  // namespace
@@ -152,7 +163,7 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
     throw ConfigError(where(filename, s) +
                       ": <relstorage> needs exactly one of <postgresql>, <mysql>, <sqlite3>");
   }
-  set_history(out.uri, s);
+  set_history(out.uri, s, filename);
   if (auto t = s.get("commit-lock-timeout")) out.uri.params["commit_lock_timeout"] = *t;
   return out;
 }

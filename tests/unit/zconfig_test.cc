@@ -47,6 +47,34 @@ TEST(ZConfig, ErrorsNameFileAndLine) {
   EXPECT_THROW(parse_zconfig("</filestorage>\n", "close.conf"), ConfigError);
 }
 
+// ZConfig's "$$" and "$(NAME)" (an environment variable; passwords are often given so);
+// "$name" would be a %define, which is refused rather than kept as text.
+TEST(ZConfig, DollarSubstitutionsAreZConfigs) {
+  setenv("RELSTORE_TEST_ZCONFIG_DIR", "/srv/zodb", 1);
+  const auto f = parse_zconfig(
+      "<FileStorage Source>\n path $(RELSTORE_TEST_ZCONFIG_DIR)/Data$$1.fs\n</filestorage>\n",
+      "d.conf");
+  ASSERT_EQ(f.root.sections.size(), 1u);
+  EXPECT_EQ(f.root.sections[0].name, "source");
+  EXPECT_EQ(f.root.sections[0].get("path"), "/srv/zodb/Data$1.fs");
+  const auto error = [](const std::string& value) {
+    try {
+      parse_zconfig("<filestorage source>\n path " + value + "\n</filestorage>\n", "e.conf");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error("$(RELSTORE_TEST_ZCONFIG_UNSET)/x")
+                .find("e.conf:2: environment variable "
+                      "'RELSTORE_TEST_ZCONFIG_UNSET'"),
+            std::string::npos);
+  EXPECT_NE(error("$dir/x").find("'$dir' refers to a %define"), std::string::npos)
+      << error("$dir/x");
+  EXPECT_NE(error("pa$ word").find("a '$' must be followed"), std::string::npos);
+  EXPECT_NE(error("$(OPEN").find("without ')'"), std::string::npos);
+}
+
 TEST(Zodbconvert, FileStorageToPostgresql) {
   const auto c = zodbconvert_config_from_text(kPostgresConfig, "conv.conf");
   EXPECT_EQ(c.source.uri.scheme, Scheme::file);
@@ -113,6 +141,30 @@ TEST(Zodbconvert, MissingSectionsAndAdaptersAreErrors) {
                    "</filestorage>\n",
                    "c"),
                ConfigError);
+}
+
+// keep-history is a ZConfig boolean: any case; a value that is none is an error, never
+// quietly "false" (a history-free destination drops every old revision).
+TEST(Zodbconvert, KeepHistoryIsAZConfigBoolean) {
+  const auto with = [](const std::string& value) {
+    return zodbconvert_config_from_text(
+        "<filestorage source>\npath x\n</filestorage>\n<relstorage destination>\n"
+        "keep-history " +
+            value + "\n<sqlite3>\ndata-dir d\n</sqlite3>\n</relstorage>\n",
+        "k.conf");
+  };
+  EXPECT_EQ(with("True").destination.uri.options().history, HistoryMode::preserving);
+  EXPECT_EQ(with("YES").destination.uri.options().history, HistoryMode::preserving);
+  EXPECT_EQ(with("Off").destination.uri.options().history, HistoryMode::free);
+  EXPECT_EQ(with("false").destination.uri.options().history, HistoryMode::free);
+  try {
+    with("ture");
+    FAIL() << "a misspelt boolean was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("k.conf:4: keep-history 'ture' is not a boolean"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Zodbconvert, LibpqUriDsn) {
