@@ -83,11 +83,16 @@ Oid DbStorage::new_oid() {
 
 void DbStorage::note_stored_oid(Oid oid, backend::StoreConnection& conn) {
   std::lock_guard lock(oid_mu_);
+  // OIDs this process holds for new_oid up to `oid` must not be handed out now: one of
+  // them is this object, and new_oid promises OIDs above every stored one (the pool is
+  // descending, smallest at the back).
+  while (!free_oids_.empty() && free_oids_.back() <= oid) free_oids_.pop_back();
   if (oid.value() <= high_water_) return;
   // Move the allocator well past `oid`, so that restoring ascending OIDs (convert) costs
   // one allocator write (a durable one: an fsync or a round trip) per 16384 OIDs rather
   // than one per transaction. Skipped OIDs are never handed out, which is harmless.
-  const uint64_t target = (oid.value() / 16384 + 1) * 16384;
+  uint64_t target = (oid.value() / 16384 + 1) * 16384;
+  if (target < oid.value()) target = oid.value();  // wrapped: the last block of the range
   conn.set_min_oid(Oid(target));
   high_water_ = target;
 }

@@ -428,6 +428,16 @@ TEST_P(CommitBasics, RestoringALargerOidMovesTheAllocatorPastIt) {
   EXPECT_GT(reopen()->new_instance()->new_oid(), Oid(123457));
 }
 
+// Line 10 within one storage: OIDs it already holds for new_oid are not handed out once a
+// store has used one of them (or an OID above them).
+TEST_P(CommitBasics, StoringAnOidTheAllocatorHeldBackMovesPastIt) {
+  const Oid first = inst_->new_oid();  // the storage may now hold a block of OIDs after it
+  const Oid taken(first.value() + 5);
+  commit(*inst_, {{taken.value(), "stored under an OID the application chose"}});
+  EXPECT_GT(inst_->new_oid(), taken);
+  EXPECT_GT(storage_->new_instance()->new_oid(), taken);
+}
+
 // Line 11.
 TEST_P(CommitBasics, StaleReadCurrentRaisesReadConflictError) {
   const Tid t1 = create(1, "v1");
