@@ -258,6 +258,11 @@ void FileInstance::check_serials() {
     auto& record = records_[record_index_.at(c.oid)];
     if (!record.data) throw ConflictError(c.oid, std::make_pair(*current, c.serial));
     record.data = resolve_conflict(c.oid, c.serial, *current, *record.data);
+    if (record.data->empty()) {
+      // Refused here, at vote: written, it would make the whole file unreadable.
+      throw StorageError("conflict resolution of oid " + c.oid.hex() +
+                         " returned an empty record, which FileStorage cannot store");
+    }
     resolved_.push_back(c.oid);
   }
 }

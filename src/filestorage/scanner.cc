@@ -185,14 +185,32 @@ DataHeader Scanner::linked_record(const DataHeader& rec, uint64_t target, uint64
       t.vlen == 0 && t.tloc >= kMagicSize && t.tloc < target && map_->has(t.tloc, kTxnHeaderSize);
   if (ok) {
     const TxnHeader th = decode_txn_header(map_->at(t.tloc), t.tloc);
+    // Overflow-safe: plen comes from the file and may be anything.
     ok = th.tid == t.tid && map_->has(th.pos, th.tlen) && target >= th.records_begin() &&
-         target < th.records_end() && t.size() <= th.records_end() - target;
+         target < th.records_end() && th.records_end() - target >= kDataHeaderSize &&
+         (t.plen ? t.plen : kBackPointerSize) <= th.records_end() - target - kDataHeaderSize;
+    // A back pointer must land where a record starts, not on bytes inside a pickle that
+    // happen to look like one: walk the transaction's records up to it. Back pointers are
+    // rare (undo, copies of undo), so the walk is cheap; previous-revision offsets, which
+    // history walks follow at every step, keep the header checks above.
+    if (ok && w == "back pointer") ok = starts_record(th, target);
   }
   if (!ok) {
     fail(field_pos, w + " " + num(target) + " does not point to a valid data record", rec.oid);
   }
   if (t.plen == 0) t.back = read_be64(map_->at(target + kDataHeaderSize));
   return t;
+}
+
+bool Scanner::starts_record(const TxnHeader& th, uint64_t target) const {
+  uint64_t p = th.records_begin();
+  while (p < target && th.records_end() - p >= kDataHeaderSize) {
+    const DataHeader d = decode_data_header(map_->at(p), p);
+    const uint64_t body = d.plen ? d.plen : kBackPointerSize;
+    if (body > th.records_end() - p - kDataHeaderSize) return false;
+    p += kDataHeaderSize + body;
+  }
+  return p == target;
 }
 
 DataHeader Scanner::back_target(const DataHeader& rec) const {

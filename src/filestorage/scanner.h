@@ -72,6 +72,8 @@ class Scanner {
   // Checks of a header that do not depend on the reading direction.
   void check_header(const TxnHeader& h) const;
   void check_records(const TxnHeader& h, std::vector<DataHeader>* records) const;
+  // True when a record of transaction `th` starts exactly at `target`.
+  bool starts_record(const TxnHeader& th, uint64_t target) const;
   // Reads the record that pointer field `field` of `rec` (at `field_pos`) names.
   DataHeader linked_record(const DataHeader& rec, uint64_t target, uint64_t field_pos,
                            const char* what) const;

@@ -175,6 +175,13 @@ std::string encode_transaction(uint64_t tpos, Tid tid, char status, const Transa
                                const std::vector<PendingRecord>& records, const OidIndex& index,
                                std::vector<uint64_t>& positions) {
   check_metadata_lengths(meta);
+  for (const auto& r : records) {
+    // plen 0 means "a back pointer follows": an empty record would shift every byte after
+    // it. Callers refuse these before vote; this keeps a slip from corrupting the file.
+    if (r.data && r.data->empty()) {
+      throw StorageError("FileStorage cannot store an empty record (oid " + r.oid.hex() + ")");
+    }
+  }
   uint64_t tlen =
       kTxnHeaderSize + meta.user.size() + meta.description.size() + meta.extension.size();
   for (const auto& r : records)

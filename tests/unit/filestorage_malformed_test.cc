@@ -116,6 +116,31 @@ TEST(FileStorageMalformed, BackPointerIntoTheMiddleOfARecord) {
   expect_error(f, f.record_pos[1] + 42, "back pointer");
 }
 
+// A pickle holding bytes that look like a record of oid 1 in the first transaction (tid 1,
+// at offset 4) with the given plen, followed by 16 bytes.
+std::string pickle_with_a_fake_record(uint64_t plen) {
+  fs::DataHeader fake;
+  fake.oid = Oid(1);
+  fake.tid = Tid(1);
+  fake.tloc = 4;
+  fake.plen = plen;
+  std::string pickle;
+  fs::append_data_header(pickle, fake);
+  return pickle + std::string(16, '\0');
+}
+
+// Bytes inside a pickle that look like a record of the same oid, tid and transaction are
+// still not a record: a back pointer to them is an error, not those bytes as the data.
+// The second fake's plen (near 2**64) must not pass the size check by wrapping around.
+TEST(FileStorageMalformed, BackPointerToAFakeRecordInsideAPickle) {
+  for (uint64_t plen : {uint64_t{16}, ~uint64_t{0} - 40}) {
+    RawDataFs f;
+    f.add(1, {with_data(1, pickle_with_a_fake_record(plen))});
+    f.add(2, {with_back(1, f.record_pos[0] + fs::kDataHeaderSize)});
+    expect_error(f, f.record_pos[1] + 42, "does not point to a valid data record");
+  }
+}
+
 TEST(FileStorageMalformed, TransactionOffsetOfARecordIsChecked) {
   RawDataFs f = two_transactions();
   f.poke64(f.record_pos[2] + 24, 4);  // the first transaction's offset

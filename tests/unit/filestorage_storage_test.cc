@@ -410,6 +410,34 @@ TEST(FileStorageStorage, StoreChecksSerialsAndNewOidCountsUp) {
   EXPECT_EQ(a->new_oid(), Oid(2));
 }
 
+// A conflict resolver that returns an empty record is refused at vote: plen 0 means "a
+// back pointer follows" in Data.fs, and writing it would make the file unreadable.
+TEST(FileStorageStorage, AnEmptyResolvedRecordIsRefusedAtVote) {
+  TempDir dir;
+  const std::string path = dir.sub("Data.fs");
+  auto s = open_file_storage(path, writable());
+  s->set_conflict_resolver([](const ConflictInput&) { return Bytes(); });
+  auto a = s->new_instance();
+  TransactionMetaData t1;
+  a->tpc_begin(t1, std::nullopt, ' ');
+  a->store(Oid(1), std::nullopt, "one", t1);
+  a->tpc_vote(t1);
+  const Tid tid1 = a->tpc_finish(t1, {});
+  TransactionMetaData t2;
+  a->tpc_begin(t2, std::nullopt, ' ');
+  a->store(Oid(1), tid1, "two", t2);
+  a->tpc_vote(t2);
+  a->tpc_finish(t2, {});
+  TransactionMetaData t3;
+  a->tpc_begin(t3, std::nullopt, ' ');
+  a->store(Oid(1), tid1, "stale, resolved to nothing", t3);
+  EXPECT_THROW(a->tpc_vote(t3), StorageError);
+  a->tpc_abort(t3);
+  s->close();
+  auto reopened = open_file_storage(path, writable());
+  EXPECT_EQ(reopened->new_instance()->load(Oid(1)).data, "two");
+}
+
 TEST(FileStorageStorage, OpenStorageReadsFileUrisReadOnlyUnlessAskedToWrite) {
   TempDir dir;
   const std::string path = semantics_file(dir);
