@@ -84,6 +84,22 @@ int parse_port(std::string_view port) {
 }
 
 // Splits "user:pw@host:port" (host may be an IPv6 literal in brackets) into its parts.
+// A password (or user name) holding an unescaped '/', '?' or '#' ends the authority early,
+// and what follows would be parsed as port, database or query — and quoted in errors.
+// `rest` is what follows "scheme:"; an '@' in the segment right after the authority
+// betrays it. The message names no part of the credentials.
+void check_credentials_end(std::string_view rest, const std::string& scheme) {
+  if (!rest.starts_with("//")) return;
+  const size_t auth_end = rest.find_first_of("/?#", 2);
+  if (auth_end == std::string_view::npos) return;
+  if (rest.substr(2, auth_end - 2).find('@') != std::string_view::npos) return;
+  const size_t next = rest.find_first_of("/?#", auth_end + 1);
+  if (rest.substr(auth_end + 1, next - (auth_end + 1)).find('@') == std::string_view::npos) return;
+  throw ConfigError("malformed " + scheme +
+                    " URI: an '@' follows the host part, so the user name or password holds a "
+                    "'/', '?' or '#'; percent-encode them (%2F, %3F, %23)");
+}
+
 void parse_authority(std::string_view auth, StorageUri& uri) {
   const size_t at = auth.rfind('@');
   if (at != std::string_view::npos) {
@@ -155,6 +171,8 @@ StorageUri StorageUri::parse(std::string_view text) {
   }
 
   std::string_view rest = text.substr(colon + 1);
+  if (uri.scheme != Scheme::sqlite && uri.scheme != Scheme::file)
+    check_credentials_end(rest, scheme);
   const size_t qmark = rest.find('?');
   if (qmark != std::string_view::npos) {
     parse_query(rest.substr(qmark + 1), uri.params);

@@ -70,6 +70,28 @@ TEST(Uri, PasswordsNeverAppear) {
   EXPECT_EQ(redact_secrets("mysql://a:hunter2@b/c").find("hunter2"), std::string::npos);
 }
 
+// A password with an unescaped '/', '?' or '#' cut the authority short, and its first part
+// came back in "port '…' is not a number". Now the error names the cause, not the secret,
+// while an '@' in a query value stays allowed.
+TEST(Uri, AnUnescapedSlashOrQuestionMarkInAPasswordIsNamedNotQuoted) {
+  for (const char* text :
+       {"postgresql://bob:s3cr/etpw@db.example.com/zodb", "mysql://bob:hunter2/x@h/zodb",
+        "postgresql://bob:pw?secret@h/db", "mysql://bob:pw#secret@h:3306/db"}) {
+    try {
+      StorageUri::parse(text);
+      ADD_FAILURE() << "parsed " << text;
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      for (const char* secret : {"s3cr", "etpw", "hunter2", "secret"}) {
+        EXPECT_EQ(what.find(secret), std::string::npos) << what;
+      }
+      EXPECT_NE(what.find("percent-encode"), std::string::npos) << what;
+    }
+  }
+  EXPECT_EQ(StorageUri::parse("postgresql://h/db?application_name=me@host").host, "h");
+  EXPECT_EQ(StorageUri::parse("postgresql://bob:s3cr%2Fetpw@h/db").password, "s3cr/etpw");
+}
+
 TEST(Uri, RedactSecretsInFreeText) {
   EXPECT_EQ(redact_secrets("host=x password='a b' user=z"), "host=x password=*** user=z");
   EXPECT_EQ(redact_secrets("PASSWORD = hunter2&next=1"), "PASSWORD = ***&next=1");
