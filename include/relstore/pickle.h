@@ -65,6 +65,10 @@ struct DecodedRecord {
 // kPickleMaxDepth deep take about 256 KiB of stack. Thread-safe (buffers are per thread).
 DecodedRecord decode_record(std::string_view record, const DecodeOptions& options = {});
 
+// The dotted class name of a record (its class pickle only), e.g. "ZODB.blob.Blob".
+// Throws PickleError. Thread-safe.
+std::string record_class_name(std::string_view record);
+
 // The zoids `record` references, as decode_record would report them, without building JSON.
 // Like ZODB's referencesf, weak and cross-database references are not included.
 // Throws PickleError when the opcode stream itself is malformed (it checks less than the
@@ -82,6 +86,9 @@ class RecordDecoder {
 
   // Fills `out` (reusing its capacity). Throws PickleError; `out` is then unspecified.
   void decode(std::string_view record, DecodedRecord& out, const DecodeOptions& options = {});
+  // The dotted class name the record's class pickle gives, reading only that pickle.
+  // Throws PickleError.
+  std::string class_name(std::string_view record);
 
  private:
   struct Impl;

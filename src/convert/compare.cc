@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "relstore/convert.h"
+#include "relstore/pickle.h"
 
 namespace relstore {
 namespace {
@@ -107,13 +108,15 @@ std::vector<std::string> compare_storages(Storage& source, Storage& destination,
 }
 
 bool is_blob_record(std::string_view record) {
-  // The class pickle comes first and is short. Protocols 0-3 name the class with GLOBAL
-  // "ZODB.blob\nBlob\n"; protocol 4 with two short strings and STACK_GLOBAL.
-  const std::string_view head = record.substr(0, 64);
-  const size_t at = head.find("ZODB.blob");
-  if (at == std::string_view::npos) return false;
-  const std::string_view rest = head.substr(at + 9);
-  return rest.starts_with("\nBlob\n") || rest.find("\x8c\x04Blob") < 4;
+  // Cheap first: the class pickle comes first and is short, and almost no record names
+  // ZODB.blob in its first bytes. Then, as ZODB's is_blob_record does, the class pickle
+  // itself must name the class: a state that merely references a blob is no blob record.
+  if (record.substr(0, 64).find("ZODB.blob") == std::string_view::npos) return false;
+  try {
+    return record_class_name(record) == "ZODB.blob.Blob";
+  } catch (const PickleError&) {
+    return false;  // as ZODB: a class pickle that cannot be read names no blob
+  }
 }
 
 }  // namespace relstore

@@ -121,6 +121,28 @@ void RecordDecoder::decode(std::string_view record, DecodedRecord& out,
   out.refs.erase(std::unique(out.refs.begin(), out.refs.end()), out.refs.end());
 }
 
+std::string RecordDecoder::class_name(std::string_view record) {
+  Impl& d = *impl_;
+  if (record.size() >= UINT32_MAX) throw PickleError("record larger than 4 GiB", 0, -1);
+  d.tree.clear();
+  d.arena.reset();
+  d.walker.reset();
+  size_t pos = 0;
+  const NodeId cls = d.walker.run(record, pos);
+  std::string name;
+  if (!d.class_name(cls, name)) {
+    throw PickleError(pickle::describe_error("the class pickle does not name a class", 0,
+                                             static_cast<uint8_t>(record[0])),
+                      0, static_cast<uint8_t>(record[0]));
+  }
+  return name;
+}
+
+std::string record_class_name(std::string_view record) {
+  thread_local RecordDecoder decoder;
+  return decoder.class_name(record);
+}
+
 DecodedRecord decode_record(std::string_view record, const DecodeOptions& options) {
   thread_local RecordDecoder decoder;
   DecodedRecord out;

@@ -347,6 +347,34 @@ TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
   EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
 }
 
+// A blob record is one whose class pickle names ZODB.blob.Blob (protocol 3 GLOBAL, protocol
+// 4 STACK_GLOBAL); an object whose state references a blob within its first bytes is not.
+TEST(Convert, BlobRecordsAreKnownByTheirClassPickle) {
+  using namespace std::string_literals;
+  const std::string state = "\x80\x03N."s;
+  EXPECT_TRUE(
+      is_blob_record("\x80\x03"
+                     "cZODB.blob\nBlob\nq\x00."s +
+                     state));
+  EXPECT_TRUE(
+      is_blob_record("\x80\x04\x8c\x09ZODB.blob\x94\x8c\x04"
+                     "Blob\x94\x93\x94."s +
+                     state));
+  const std::string refers_to_a_blob =
+      "\x80\x03"
+      "cm\nF\nq\x00.\x80\x03}q\x01X\x01\x00\x00\x00"
+      "bq\x02"
+      "C\x08\x00\x00\x00\x00\x00\x00\x00\x05"
+      "cZODB.blob\nBlob\nq\x03\x86q\x04Qs."s;
+  ASSERT_NE(refers_to_a_blob.substr(0, 64).find("ZODB.blob\nBlob\n"), std::string::npos);
+  EXPECT_FALSE(is_blob_record(refers_to_a_blob));
+  EXPECT_FALSE(
+      is_blob_record("\x80\x03"
+                     "cZODB.blob\nBlobStorage\nq\x00."s +
+                     state));
+  EXPECT_FALSE(is_blob_record("not a pickle, though it says ZODB.blob\nBlob\n"));
+}
+
 TEST(Convert, SameSourceAndDestinationIsRefused) {
   TempDir d;
   const std::string src = "file://" + sample_file(d, 10);
