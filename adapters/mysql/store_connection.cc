@@ -143,7 +143,36 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
         throw StorageError("relstore_lock_and_detect returned an unknown row kind");
     }
   }
+  read_missing_committed_states(out);
   return out;
+}
+
+// History-preserving votes read a conflict's committed state with a non-locking subquery,
+// whose view may date from before the vote waited for a later row's lock: that row then
+// comes back with the new TID and no state, and a conflict the resolver could merge would
+// fail. Its TID is final (the row is locked), so a new statement reads the state. Rare:
+// only for a second conflict whose committer finished while the vote waited.
+void MysqlStoreConnection::read_missing_committed_states(std::vector<backend::ConflictRow>& out) {
+  std::string sql;
+  for (const auto& c : out) {
+    if (c.committed_state || c.committed.is_zero()) continue;
+    sql += sql.empty() ? "SELECT zoid, tid, state FROM object_state WHERE (zoid, tid) IN (" : ", ";
+    sql += "(" + std::to_string(c.oid.sql()) + ", " + std::to_string(c.committed.sql()) + ")";
+  }
+  if (sql.empty()) return;
+  sql += ")";
+  conn_->batch(
+      sql, 1,
+      [&](Rows& r) {
+        while (r.next()) {
+          const Oid oid = Oid::from_sql(r.int64(0));
+          const Tid tid = Tid::from_sql(r.int64(1));
+          for (auto& c : out) {
+            if (c.oid == oid && c.committed == tid) c.committed_state = r.optional_bytes(2);
+          }
+        }
+      },
+      Context::vote);
 }
 
 void MysqlStoreConnection::replace(std::span<const backend::PendingRecord> records) {

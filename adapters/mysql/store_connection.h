@@ -35,6 +35,8 @@ class MysqlStoreConnection : public backend::StoreConnection {
   void hold_bulk_lock();
 
  private:
+  void read_missing_committed_states(std::vector<backend::ConflictRow>& out);
+
   const Settings& settings_;
   std::unique_ptr<Connection> conn_;
   OidAllocator oids_;

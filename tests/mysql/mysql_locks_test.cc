@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
+#include <map>
+#include <thread>
 
 #include "mysql/support.h"
 #include "relstore/errors.h"
@@ -101,6 +104,61 @@ TEST_F(MysqlLocks, AnObjectLockedByAnotherCommitterTimesOutAsARetryableConflict)
   }
   inst->tpc_abort(txn);
   holder->exec("ROLLBACK");
+}
+
+// History-preserving: a vote whose first object conflicts and whose second one is committed
+// by another transaction while the vote waits for its lock hands the resolver both
+// committed states. The second came back without a state (the subquery reading it used a
+// view older than that commit), and the conflict failed unresolved.
+TEST_F(MysqlLocks, ASecondConflictCommittedWhileTheVoteWaitedCarriesItsState) {
+  const std::string uri = fresh_database("locks_state", "?history=preserving");
+  auto st = open_storage(uri + "&commit_lock_timeout=20");
+  std::map<Oid, Bytes> committed_seen;
+  st->set_conflict_resolver([&](const ConflictInput& in) -> std::optional<Bytes> {
+    committed_seen[in.oid] = in.committed_state;
+    return in.committed_state + "+" + in.new_state;
+  });
+  auto other = st->new_instance();
+  TransactionMetaData create{"", "", ""};
+  other->tpc_begin(create);
+  other->store(Oid(1), std::nullopt, "one", create);
+  other->store(Oid(2), std::nullopt, "two", create);
+  other->tpc_vote(create);
+  const Tid t1 = other->tpc_finish(create);
+  commit_one(*other, Oid(1), t1, "one, changed");
+
+  // A writer holds object 2 between its vote and its finish.
+  auto writer = st->new_instance();
+  TransactionMetaData update{"", "", ""};
+  writer->tpc_begin(update);
+  writer->store(Oid(2), t1, "two, changed while the vote waited", update);
+  writer->tpc_vote(update);
+
+  auto inst = st->new_instance();
+  TransactionMetaData mine{"", "", ""};
+  inst->tpc_begin(mine);
+  inst->store(Oid(1), t1, "mine", mine);
+  inst->store(Oid(2), t1, "mine", mine);
+  auto vote = std::async(std::launch::async, [&] { return inst->tpc_vote(mine); });
+  auto watcher = connect(StorageUri::parse(uri).database);
+  bool waiting = false;
+  for (int i = 0; i < 200 && !waiting; ++i) {
+    watcher->batch(
+        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT ''C'' AS "
+        "kind%'",
+        1, [&](Rows& r) { waiting = r.next() && r.int64(0) > 0; }, Context::read);
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(waiting) << "the vote never waited for object 2";
+  writer->tpc_finish(update);
+  const std::vector<Oid> resolved = vote.get();
+  EXPECT_EQ(resolved.size(), 2u);
+  EXPECT_EQ(committed_seen[Oid(1)], "one, changed");
+  EXPECT_EQ(committed_seen[Oid(2)], "two, changed while the vote waited");
+  inst->tpc_finish(mine);
+  auto reader = st->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(2)).data, "two, changed while the vote waited+mine");
 }
 
 }  // namespace
