@@ -11,6 +11,11 @@ size_t packet_budget(const Settings& settings) {
          kPacketSlack;
 }
 
+size_t packet_limit(const Settings& settings) {
+  // The packet also carries the protocol's own header; keep a little room for it.
+  return static_cast<size_t>(std::max<int64_t>(settings.server.max_allowed_packet, 1 << 20)) - 1024;
+}
+
 void upload(Connection& conn, const Settings& settings, std::string_view insert,
             const UploadRows& rows, std::string_view tail, int tail_statements,
             const RowsCallback& on_rows, Context ctx) {
@@ -42,7 +47,21 @@ void upload(Connection& conn, const Settings& settings, std::string_view insert,
       statements = 1;
     }
     if (i == rows.count) {
-      // The last packet carries the tail.
+      // The last packet carries the tail, unless the tail is longer than the slack kept
+      // for it (a long readCurrent list): then the rows go first, in a packet of their own.
+      const size_t limit = packet_limit(settings);
+      if (!tail.empty() && !sql.empty() && sql.size() + 2 + tail.size() > limit) {
+        conn.batch(sql, statements, ctx, "uploading the objects");
+        sql.clear();
+        statements = 0;
+      }
+      if (tail.size() > limit) {
+        throw StorageError(settings.connect.describe + ": the statements after the upload need " +
+                           std::to_string(tail.size()) +
+                           " bytes on the wire, more than the server's max_allowed_packet (" +
+                           std::to_string(settings.server.max_allowed_packet) +
+                           "); raise max_allowed_packet");
+      }
       if (!tail.empty()) {
         if (!sql.empty()) sql += "; ";
         sql += tail;

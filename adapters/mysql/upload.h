@@ -25,13 +25,17 @@ struct UploadRows {
 // Room kept in each packet for the statements that follow the upload.
 inline constexpr size_t kPacketSlack = 64 * 1024;
 
-// The bytes one packet may carry, from the server's max_allowed_packet.
+// The bytes of rows one packet may carry, from the server's max_allowed_packet, less the
+// slack for what follows them.
 size_t packet_budget(const Settings& settings);
+// The bytes one packet may carry in all.
+size_t packet_limit(const Settings& settings);
 
 // Sends the rows as `insert` (up to VALUES) statements, each within the server's
 // max_allowed_packet; the last packet also carries `tail`, `tail_statements` statements
 // run after the upload in the same round trip, whose result sets go to `on_rows`. Rows
-// that fit one packet with the tail take one round trip. Nothing but the tail is sent
+// that fit one packet with the tail take one round trip; a tail longer than the slack
+// left after the rows goes in a packet of its own. Nothing but the tail is sent
 // when there are no rows.
 void upload(Connection& conn, const Settings& settings, std::string_view insert,
             const UploadRows& rows, std::string_view tail, int tail_statements,

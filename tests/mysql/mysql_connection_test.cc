@@ -258,5 +258,32 @@ TEST_F(MysqlConnection, UploadsLargerThanOnePacketAreSplitAndATooLargeRecordIsAC
   inst->tpc_abort(big);
 }
 
+// The statements after the rows (here a readCurrent list of ~100 KB) ride in the last
+// packet only when they fit: with the rows filling that packet up to the slack kept for
+// them, they go in a packet of their own instead of making the server drop the connection.
+TEST_F(MysqlConnection, ALongReadCurrentListAfterAFullPacketGoesInAPacketOfItsOwn) {
+  const std::string uri = fresh_database("packet_tail", "?history=free");
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  const int64_t packet = connect()->query_int("SELECT @@max_allowed_packet");
+  constexpr uint64_t kRead = 4000;
+  TransactionMetaData create{"", "", ""};
+  inst->tpc_begin(create);
+  for (uint64_t oid = 1; oid <= kRead; ++oid) inst->store(Oid(oid), std::nullopt, "r", create);
+  inst->tpc_vote(create);
+  const Tid t1 = inst->tpc_finish(create);
+
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  for (uint64_t oid = 1; oid <= kRead; ++oid) inst->check_current_serial(Oid(oid), t1, txn);
+  // One row just under the rows' share of a packet (max_allowed_packet less 64 KiB).
+  const size_t state_size = static_cast<size_t>(packet) - 64 * 1024 - 1000;
+  inst->store(Oid(kRead + 1), std::nullopt, std::string(state_size, 'x'), txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  auto reader = open_storage(uri + "&cache_mb=0")->new_instance();
+  EXPECT_EQ(reader->load(Oid(kRead + 1)).data.size(), state_size);
+}
+
 }  // namespace
 }  // namespace relstore::mysql::testing
