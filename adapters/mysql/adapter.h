@@ -38,6 +38,8 @@ struct Settings {
   bool keep_history = true;
   bool read_only = false;
   double lock_timeout = 30.0;  // seconds, for innodb_lock_wait_timeout
+  // History-free database with relstore_hf_deletion (src/backend/deletion_mark.h).
+  bool has_deletion_mark = false;
   ServerInfo server;
 };
 

@@ -41,6 +41,7 @@ backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since
     }
   }
   conn_ = open_connection(settings_, Role::load, &adapter_);
+  deletions_.reset();
   return start(since);
 }
 
@@ -50,6 +51,10 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   std::string sql = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; ";
   sql += q_.last_tid;
   int statements = 2;
+  if (settings_.has_deletion_mark) {
+    sql += "; SELECT tid FROM relstore_hf_deletion WHERE id = 0";
+    ++statements;
+  }
   if (since) {
     sql += "; ";
     sql += q_.poll;
@@ -57,12 +62,18 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
     ++statements;
   }
   backend::PollResult r;
+  std::optional<Tid> mark;
   int result = 0;
   conn_->batch(
       sql, statements,
       [&](Rows& rows) {
-        if (result++ == 0) {
+        const int n = result++;
+        if (n == 0) {
           if (rows.next()) r.last_tid = Tid::from_sql(rows.int64(0));
+          return;
+        }
+        if (n == 1 && settings_.has_deletion_mark) {
+          mark = rows.next() ? Tid::from_sql(rows.int64(0)) : Tid();
           return;
         }
         r.changes.emplace();
@@ -71,6 +82,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       },
       Context::read);
   if (since && !r.changes) r.changes.emplace();
+  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   in_snapshot_ = true;
   return r;
 }

@@ -7,6 +7,7 @@
 #include "adapters/mysql/adapter.h"
 #include "adapters/mysql/queries.h"
 #include "adapters/mysql/snapshot_closer.h"
+#include "backend/deletion_mark.h"
 
 namespace relstore::mysql {
 
@@ -40,6 +41,7 @@ class MysqlLoadConnection : public backend::LoadConnection {
   std::unique_ptr<Connection> conn_;
   bool in_snapshot_ = false;
   bool handed_over_ = false;  // conn_ is with the closer
+  backend::DeletionMark deletions_;
 };
 
 }  // namespace relstore::mysql

@@ -228,6 +228,7 @@ void install_schema(Settings& settings, const StorageOptions& options) {
     }
   }
   settings.keep_history = keep_history;
+  settings.has_deletion_mark = !keep_history && table_names(*conn).count("relstore_hf_deletion");
 }
 
 std::vector<int> applied_versions(Connection& conn) {

@@ -230,12 +230,14 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
   std::vector<const backend::BulkRecord*> present;
   std::vector<int64_t> gone;
   Oid highest;
+  Tid gone_tid;  // the newest TID of an absent record
   for (const auto& r : records) {
     highest = std::max(highest, r.oid);
     if (r.state) {
       present.push_back(&r);
     } else {
       gone.push_back(r.oid.sql());
+      gone_tid = std::max(gone_tid, r.tid);
     }
   }
   std::stable_sort(present.begin(), present.end(),
@@ -261,6 +263,12 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
         sql += std::to_string(gone[j]);
       }
       conn_->exec(sql + ")", Context::other, "deleting objects absent from the source");
+    }
+    if (!gone.empty() && settings_.has_deletion_mark) {
+      // Polls cannot list removed rows (backend/deletion_mark.h).
+      conn_->exec("UPDATE relstore_hf_deletion SET tid = " + std::to_string(gone_tid.sql()) +
+                      " WHERE id = 0",
+                  Context::other, "recording the deletions");
     }
     upload(*conn_, settings_,
            std::string_view("REPLACE INTO object_state (zoid, tid, state_size, state) VALUES "),

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "adapters/postgresql/oid_allocator.h"
+#include "adapters/postgresql/queries.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -56,6 +57,11 @@ constexpr const char* kMoveHp =
     "INSERT INTO current_object (zoid, tid) SELECT zoid, tid FROM relstore_bulk_hp "
     "WHERE is_current ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid";
 
+constexpr const char* kMarkBulkDeletions =
+    "UPDATE relstore_hf_deletion SET tid = (SELECT MAX(tid) FROM relstore_bulk_hf "
+    "WHERE state IS NULL) WHERE id = 0 AND EXISTS (SELECT 1 FROM relstore_bulk_hf "
+    "WHERE state IS NULL)";
+
 // Runs `body` (statements that may include COPY … FROM STDIN, served in order by `rows`)
 // in one transaction with the OID allocator moved past `highest`: one message.
 void run_batch(Conn& conn, const std::string& body, Oid highest, const CopyProducer& rows) {
@@ -93,11 +99,12 @@ BulkLoader::BulkLoader(const Location& loc, backend::Adapter& counter)
   take_bulk_lock(*conn_, loc.lock_timeout, true);
   // A batch (20,000 records of ~750 bytes by default) fits in the session's buffers for
   // temporary tables instead of going through files; settable before the first use only.
-  const auto r = conn_->simple(std::string("SET temp_buffers = '256MB'; ") +
-                                   (loc.keep_history ? kCreateHp : kCreateHf) +
-                                   "; SELECT NOT EXISTS (SELECT 1 FROM object_state)",
-                               Context::other);
-  if (r.back().int64(0, 0)) written_.emplace();
+  const auto r = conn_->simple(
+      std::string("SET temp_buffers = '256MB'; ") + (loc.keep_history ? kCreateHp : kCreateHf) +
+          "; SELECT NOT EXISTS (SELECT 1 FROM object_state); " + kHasDeletionMark.sql,
+      Context::other);
+  if (r[r.size() - 2].int64(0, 0)) written_.emplace();
+  mark_deletions_ = !loc.keep_history && r.back().bytes(0, 0) == "t";
 }
 
 bool BulkLoader::maybe_written(Oid oid) const {
@@ -126,6 +133,8 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
     body += std::string("TRUNCATE relstore_bulk_hf; ") +
             "COPY relstore_bulk_hf (zoid, tid, state) FROM STDIN (FORMAT binary); " + kMoveHf +
             "; ";
+    // Polls cannot list removed rows (backend/deletion_mark.h).
+    if (mark_deletions_) body += std::string(kMarkBulkDeletions) + "; ";
   }
   int copies = 0;
   const CopyProducer rows = [&](CopyWriter& w) {

@@ -16,8 +16,12 @@ void PgLoadConnection::connect() {
   conn_.reset();
   in_snapshot_ = false;
   auto conn = open_conn(loc_, Role::load, &adapter_);
+  deletions_.reset();
+  has_deletion_mark_ = !loc_.keep_history &&
+                       conn->simple(kHasDeletionMark.sql, Context::read).front().bytes(0, 0) == "t";
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, kLoadRevision, kExists});
+  if (has_deletion_mark_) conn->prepare({kDeletionMark});
   conn->enter_pipeline();
   conn_ = std::move(conn);
 }
@@ -43,9 +47,10 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   in_snapshot_ = true;
   conn_->queue(q_.last_tid);
   if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
+  if (has_deletion_mark_) conn_->queue(kDeletionMark);
   conn_->send_batch();
   const auto results = conn_->wait(Context::read);
-  const size_t first = results.size() - (since ? 2 : 1);
+  const size_t first = results.size() - (since ? 2 : 1) - (has_deletion_mark_ ? 1 : 0);
   backend::PollResult r;
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));
   if (since) {
@@ -56,6 +61,10 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
       r.changes->emplace_back(Oid::from_sql(changes.int64(i, 0)),
                               Tid::from_sql(changes.int64(i, 1)));
     }
+  }
+  if (has_deletion_mark_) {
+    const Tid mark = Tid::from_sql(results.back().int64(0, 0));
+    if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   }
   return r;
 }

@@ -6,6 +6,7 @@
 
 #include "adapters/postgresql/adapter.h"
 #include "adapters/postgresql/queries.h"
+#include "backend/deletion_mark.h"
 
 namespace relstore::postgresql {
 
@@ -37,7 +38,9 @@ class PgLoadConnection : public backend::LoadConnection {
   backend::Adapter& adapter_;
   const Queries& q_;
   std::unique_ptr<Conn> conn_;
-  bool in_snapshot_ = false;  // a transaction is open on the server
+  bool in_snapshot_ = false;        // a transaction is open on the server
+  bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
+  backend::DeletionMark deletions_;
 };
 
 }  // namespace relstore::postgresql

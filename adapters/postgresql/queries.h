@@ -25,6 +25,11 @@ const Queries& queries(bool keep_history);
 inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"};
 inline constexpr Statement kBegin = {"", "BEGIN"};
 inline constexpr Statement kRollback = {"", "ROLLBACK"};
+// History-free deletions (src/backend/deletion_mark.h).
+inline constexpr Statement kHasDeletionMark = {
+    "", "SELECT to_regclass('relstore_hf_deletion') IS NOT NULL"};
+inline constexpr Statement kDeletionMark = {"deletion_mark",
+                                            "SELECT tid FROM relstore_hf_deletion WHERE id = 0"};
 inline constexpr Statement kLoadRevision = {
     "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
 inline constexpr Statement kExists = {"exists",

@@ -66,7 +66,9 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
   Stmt& upsert = db_->prepared(kUpsertCurrent);
   Stmt& drop_blobs = db_->prepared(kDropBlobs);
   Stmt& remove = db_->prepared(kDeleteCurrent);
+  const bool mark_deletions = has_deletion_mark(*db_);
   in_transaction([&] {
+    Tid deleted;  // the newest TID of a removed row, for polls (backend/deletion_mark.h)
     for (const auto& r : records) {
       highest_ = std::max(highest_, r.oid);
       // Blob rows belong to the state being replaced; deleted objects lose them by cascade.
@@ -79,7 +81,11 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
             .run();
       } else {
         remove.bind(1, r.oid.sql()).run();
+        if (db_->changes() > 0) deleted = std::max(deleted, r.tid);
       }
+    }
+    if (mark_deletions && !deleted.is_zero()) {
+      db_->prepared(kMarkDeletion).bind(1, deleted.sql()).run();
     }
   });
 }

@@ -70,6 +70,8 @@ class Db {
   int64_t query_int(std::string_view sql, int64_t if_null = 0);
   void set_busy_timeout(double seconds);
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  // Rows the last INSERT, UPDATE or DELETE changed.
+  int64_t changes() const { return sqlite3_changes64(db_); }
   sqlite3* handle() const { return db_; }
   const std::string& path() const { return path_; }
 

@@ -6,7 +6,9 @@
 namespace relstore::sqlite {
 
 SqliteLoadConnection::SqliteLoadConnection(const Location& loc, backend::Adapter&)
-    : db_(open_main(loc, Role::load)), q_(queries(loc.keep_history)) {}
+    : db_(open_main(loc, Role::load)),
+      q_(queries(loc.keep_history)),
+      has_deletion_mark_(!loc.keep_history && has_deletion_mark(*db_)) {}
 
 SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
 
@@ -26,6 +28,10 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
       while (s.step())
         r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
+  }
+  if (has_deletion_mark_) {
+    const Tid mark = Tid::from_sql(db_->query_int(kDeletionMark));
+    if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   }
   return r;
 }

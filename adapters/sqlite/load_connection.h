@@ -5,6 +5,7 @@
 
 #include "adapters/sqlite/adapter.h"
 #include "adapters/sqlite/queries.h"
+#include "backend/deletion_mark.h"
 
 namespace relstore::sqlite {
 
@@ -25,6 +26,8 @@ class SqliteLoadConnection : public backend::LoadConnection {
  private:
   std::unique_ptr<Db> db_;
   const Queries& q_;
+  bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
+  backend::DeletionMark deletions_;
 };
 
 }  // namespace relstore::sqlite

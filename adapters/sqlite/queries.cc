@@ -1,5 +1,7 @@
 #include "adapters/sqlite/queries.h"
 
+#include "adapters/sqlite/driver.h"
+
 namespace relstore::sqlite {
 namespace {
 
@@ -61,6 +63,12 @@ constexpr Queries kHistoryPreserving = {
 
 const Queries& queries(bool keep_history) {
   return keep_history ? kHistoryPreserving : kHistoryFree;
+}
+
+bool has_deletion_mark(Db& db) {
+  return db.query_int(
+             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+             "name = 'relstore_hf_deletion'") > 0;
 }
 
 }  // namespace relstore::sqlite

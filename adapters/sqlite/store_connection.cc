@@ -34,7 +34,10 @@ constexpr const char* kMoveHf =
 }  // namespace
 
 SqliteStoreConnection::SqliteStoreConnection(const Location& loc, backend::Adapter&)
-    : loc_(loc), db_(open_main(loc, Role::store)), q_(queries(loc.keep_history)) {
+    : loc_(loc),
+      db_(open_main(loc, Role::store)),
+      q_(queries(loc.keep_history)),
+      has_deletion_mark_(!loc.keep_history && has_deletion_mark(*db_)) {
   db_->exec(
       "CREATE TEMP TABLE IF NOT EXISTS temp_store (zoid INTEGER PRIMARY KEY NOT NULL, "
       "prev_tid INTEGER NOT NULL, md5 CHAR(32), state BLOB)");
@@ -142,6 +145,10 @@ void SqliteStoreConnection::move(Tid tid) {
   } else {
     db_->prepared(kDropBlobsHf).run();
     db_->prepared(kDeleteHf).run();
+    // Polls cannot list removed rows: record that this commit removed some.
+    if (db_->changes() > 0 && has_deletion_mark_) {
+      db_->prepared(kMarkDeletion).bind(1, tid.sql()).run();
+    }
     db_->prepared(kMoveHf).bind(1, tid.sql()).run();
   }
 }

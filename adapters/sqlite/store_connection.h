@@ -37,6 +37,7 @@ class SqliteStoreConnection : public backend::StoreConnection {
   std::unique_ptr<OidAllocator> oids_;
   const Queries& q_;
   size_t record_count_ = 0;
+  bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
   bool mirror_in_commit_ = false;
 };
 

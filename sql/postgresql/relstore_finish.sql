@@ -71,6 +71,11 @@ BEGIN
   DELETE FROM object_state o WHERE o.zoid = ANY (ARRAY(
     SELECT t.zoid FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t
     WHERE t.state IS NULL));
+  -- Polls cannot list removed rows: record that this commit removed some (a database
+  -- migrated to relstore_hf_deletion; src/backend/deletion_mark.h).
+  IF FOUND AND to_regclass('relstore_hf_deletion') IS NOT NULL THEN
+    UPDATE relstore_hf_deletion SET tid = v_tid WHERE id = 0;
+  END IF;
   INSERT INTO object_state (zoid, tid, state_size, state)
     SELECT t.zoid, v_tid, length(t.state), t.state
     FROM relstore_records(p_zoids, NULL, p_md5s, p_states) t

@@ -1,10 +1,11 @@
 // MySQL/MariaDB: the server RELSTORE_TEST_MYSQL_URI names. Each mode has its own database
-// (<db>_hf, <db>_hp; a test's second database <db>_hf_2, …), created on demand and emptied
-// with zap_all when a test asks for it.
+// (<db>_hf, <db>_hp; a test's second database <db>_hf_2, …), created on demand, migrated
+// to the newest schema and emptied with zap_all when a test asks for it.
 #include <cstdlib>
 
 #include "adapters/mysql/adapter.h"
 #include "conformance/context.h"
+#include "relstore/ops.h"
 
 namespace relstore::conformance {
 namespace {
@@ -30,6 +31,8 @@ class MysqlContext : public Context {
     std::string uri = base_.substr(0, base_.find('?'));
     uri = uri.substr(0, uri.rfind('/') + 1) + db +
           (keep_history_ ? "?history=preserving" : "?history=free");
+    // A database kept from an earlier run is brought to the newest schema first.
+    migrate_up(uri, false);
     open_storage(uri)->zap_all();
     return uri;
   }

@@ -1,4 +1,5 @@
-// Modes and durability: conformance.md lines 31–33 and 36.
+// Modes and durability: conformance.md lines 31–33, 35 (deletions) and 36.
+#include <algorithm>
 #include <limits>
 
 #include "conformance/fixture.h"
@@ -75,6 +76,39 @@ TEST_P(ModesAndDurability, AfterDeleteObjectLoadsRaisePOSKeyError) {
   EXPECT_THROW(other->load(Oid(1)), POSKeyError);
   EXPECT_EQ(other->load(Oid(2)).data, "stays");
   EXPECT_EQ(storage_->len(), 1u);
+}
+
+// Lines 33 and 35: instances that had loaded an object, in this storage and in another one
+// (another process's view), learn of its deletion at their next poll — history-free
+// databases remove the row, so that poll says "everything" — and then raise POSKeyError
+// for it. The poll after that is an exact list again.
+TEST_P(ModesAndDurability, ADeletionReachesOtherInstancesAtTheirNextPoll) {
+  const Tid t1 = create(1, "v1");
+  create(2, "stays");
+  auto reader = storage_->new_instance();
+  auto other_storage = reopen();
+  auto remote = other_storage->new_instance();
+  for (StorageInstance* i : {reader.get(), remote.get()}) {
+    i->poll_invalidations();
+    EXPECT_EQ(i->load(Oid(1)).data, "v1");
+  }
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(1), t1, txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn);
+  for (StorageInstance* i : {reader.get(), remote.get()}) {
+    SCOPED_TRACE(i == reader.get() ? "same storage" : "another storage");
+    const auto changed = i->poll_invalidations();
+    if (changed) {
+      EXPECT_NE(std::find(changed->begin(), changed->end(), Oid(1)), changed->end());
+    }
+    EXPECT_THROW(i->load(Oid(1)), POSKeyError);
+    EXPECT_EQ(i->load(Oid(2)).data, "stays");
+    const auto quiet = i->poll_invalidations();
+    ASSERT_TRUE(quiet) << "every poll after a deletion says everything";
+    EXPECT_TRUE(quiet->empty());
+  }
 }
 
 // Line 36.

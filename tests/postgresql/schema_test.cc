@@ -48,7 +48,7 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
                       "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
             "system/special transaction for object creation");
-  EXPECT_EQ(st->info().schema_version, "3");
+  EXPECT_EQ(st->info().schema_version, "4");
 }
 
 TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
@@ -137,7 +137,7 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
                       "FROM relstore_schema"),
-            "1 baseline,2 transaction_is_empty,3 json_mirror");
+            "1 baseline,2 transaction_is_empty,3 json_mirror,4 hf_deletions");
   auto inst = st->new_instance();
   const auto r = inst->load(Oid(0));
   EXPECT_EQ(r.data, "hello");

@@ -26,6 +26,13 @@ BEGIN
     -- that just grew, the optimizer may otherwise scan object_state once per commit.
     DELETE o FROM temp_store t STRAIGHT_JOIN object_state o ON o.zoid = t.zoid
       WHERE t.state IS NULL;
+    -- Polls cannot list removed rows: record that this commit removed some (a database
+    -- migrated to relstore_hf_deletion; src/backend/deletion_mark.h).
+    IF ROW_COUNT() > 0 AND EXISTS (
+        SELECT 1 FROM information_schema.TABLES
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'relstore_hf_deletion') THEN
+      UPDATE relstore_hf_deletion SET tid = v_tid WHERE id = 0;
+    END IF;
   END IF;
   -- The update clause names temp_store's columns directly rather than VALUES(), which
   -- MySQL 8.0.20 deprecated, or a row alias, which MariaDB lacks.
