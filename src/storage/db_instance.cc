@@ -383,7 +383,16 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
       known_.erase(r.oid);
     }
   }
-  own_commits_.insert(tid);
+  // Polls skip rows carrying a TID of our own commits. Only a commit that wrote rows owns
+  // its TID: a history-free database keeps no trace of an empty or delete-only commit, so
+  // with the clock behind another committer can be given the same TID.
+  // (History-preserving deletions write a row too.)
+  const bool wrote_rows =
+      storage_.keep_history()
+          ? !records_.empty()
+          : std::any_of(records_.begin(), records_.end(),
+                        [](const backend::PendingRecord& r) { return r.state.has_value(); });
+  if (wrote_rows) own_commits_.insert(tid);
   last_own_commit_ = std::max(last_own_commit_, tid);
   if (!had_snapshot_ && !first_own_commit_) first_own_commit_ = tid;
   reset_txn();
