@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <shared_mutex>
 
 #include "md5.h"
 #include "relstore/errors.h"
@@ -179,6 +180,9 @@ std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> sta
     stop = Tid(0);
   }
   if (stop && *stop > kMaxSqlTid) stop = kMaxSqlTid;
+  // The iterator takes its snapshot when it opens: not while a commit of this storage is
+  // between its COMMIT and its finish callback (line 8), as for polls.
+  std::shared_lock visible(storage_.visibility());
   return storage_.adapter().open_iterator(start, stop);
 }
 
