@@ -252,6 +252,32 @@ void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
   report.mirror_rows = mirror_follow(uri.text(), once).decoded;
 }
 
+// --incremental continues a copy of this source; a destination that is not one would get
+// the source's later transactions on top of unrelated data. A history-preserving source
+// still has the transaction the destination ends with; a history-free one derives its
+// transactions from current rows (a later change hides an older TID), so only "not
+// ahead of the source" can be checked there.
+void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
+  const Tid src_last = src.info().last_tid;
+  const std::string refuse = "--incremental: the destination " + dst_uri.redacted() +
+                             " ends with transaction " + dst_last.hex() + ", ";
+  const std::string advice =
+      "; it is not a partial copy of this source, and nothing was changed (--clear copies "
+      "the source again)";
+  if (dst_last > src_last) {
+    throw StorageError(refuse + "later than the source's last, " + src_last.hex() + advice);
+  }
+  if (!src.keep_history()) return;
+  auto it = src.new_instance()->iterator(dst_last, dst_last);
+  TransactionRecord txn;
+  if (!it->next(txn)) {
+    throw StorageError(refuse +
+                       "which the source does not have (packed away, or another "
+                       "database)" +
+                       advice);
+  }
+}
+
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& o) {
@@ -298,6 +324,7 @@ ConvertReport convert(const ConvertOptions& o) {
         if (!o.dry_run) dst->zap_all();
         report.cleared = true;
       } else if (o.incremental) {
+        check_resumable(*src, info.last_tid, dst_uri);
         report.started_after = info.last_tid;
         start = Tid(info.last_tid.value() + 1);
       } else {

@@ -383,6 +383,43 @@ TEST(Convert, SameSourceAndDestinationIsRefused) {
 
 void clear(ConvertOptions& o) { o.clear = true; }
 
+void incremental(ConvertOptions& o) { o.incremental = true; }
+
+std::string sample_at(const TempDir& d, const std::string& name, uint64_t seed, Tid start) {
+  SampleOptions o;
+  o.objects = 10;
+  o.seed = seed;
+  o.start_tid = start;
+  write_sample("file://" + d.sub(name), o);
+  return "file://" + d.sub(name);
+}
+
+// --incremental continues a copy of the source: a destination that ends with a transaction
+// the source lacks, or one later than the source's last, is refused and left alone.
+TEST(Convert, IncrementalRefusesADestinationThatIsNoCopyOfTheSource) {
+  TempDir d;
+  const std::string early = sample_at(d, "early.fs", 1, TimeStamp(2024, 1, 1, 0, 0, 0).tid());
+  const std::string other = sample_at(d, "other.fs", 2, TimeStamp(2024, 6, 1, 0, 0, 0).tid());
+  const std::string late = sample_at(d, "late.fs", 3, TimeStamp(2025, 1, 1, 0, 0, 0).tid());
+  const std::string db = "sqlite://" + d.sub("db") + "?history=preserving";
+  run(other, db);
+  const StorageInfo before = open_storage(db)->info();
+  for (const std::string& source : {early, late}) {
+    try {
+      run(source, db, incremental);
+      ADD_FAILURE() << "continued a copy of another database from " << source;
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a partial copy of this source"), std::string::npos)
+          << e.what();
+    }
+    const StorageInfo after = open_storage(db)->info();
+    EXPECT_EQ(after.transactions, before.transactions);
+    EXPECT_EQ(after.last_tid, before.last_tid);
+  }
+  // Its own source continues (nothing new here).
+  EXPECT_EQ(run(other, db, incremental).done.transactions, 0u);
+}
+
 // One database under two names: --clear would empty the source before copying it.
 TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
   TempDir d;
