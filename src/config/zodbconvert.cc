@@ -106,8 +106,7 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
                                       std::vector<std::string>& warnings) {
   StorageEndpoint out;
   if (s.type == "filestorage") {
-    warn_unknown(s, {"path", "blob-dir", "read-only", "create", "quota", "pack-gc"}, filename,
-                 warnings);
+    warn_unknown(s, {"path", "blob-dir", "read-only"}, filename, warnings);
     const auto path = s.get("path");
     if (!path) throw ConfigError(where(filename, s) + ": <filestorage> needs a path");
     out.uri.scheme = Scheme::file;
@@ -179,10 +178,13 @@ ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std:
   const ZConfigSection* source = nullptr;
   const ZConfigSection* destination = nullptr;
   for (const auto& s : file.root.sections) {
-    if (s.name == "source") {
-      source = &s;
-    } else if (s.name == "destination") {
-      destination = &s;
+    if (s.name == "source" || s.name == "destination") {
+      const ZConfigSection*& slot = s.name == "source" ? source : destination;
+      if (slot) {
+        throw ConfigError(where(filename, s) + ": a second storage section named '" + s.name +
+                          "' (the first is at line " + std::to_string(slot->line) + ")");
+      }
+      slot = &s;
     } else {
       out.warnings.push_back(where(filename, s) + ": section <" + s.type + " " + s.name +
                              "> is neither source nor destination; ignored");
@@ -195,6 +197,13 @@ ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std:
   }
   out.source = endpoint_from_section(*source, filename, out.warnings);
   out.destination = endpoint_from_section(*destination, filename, out.warnings);
+  // The source is always opened read-only; a destination marked read-only cannot be
+  // written, and writing it anyway would ignore what the file says.
+  if (const auto ro = destination->get("read-only");
+      ro && zconfig_boolean(*ro, "read-only", where(filename, *destination))) {
+    throw ConfigError(where(filename, *destination) +
+                      ": the destination is marked read-only; a conversion writes to it");
+  }
   return out;
 }
 

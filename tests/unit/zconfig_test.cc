@@ -167,6 +167,36 @@ TEST(Zodbconvert, KeepHistoryIsAZConfigBoolean) {
   }
 }
 
+// Two sections named source (or destination) are an error, not "the last one wins"; a
+// read-only destination is refused; FileStorage options relstore does not use are warned
+// about.
+TEST(Zodbconvert, DuplicateSectionsAndAReadOnlyDestinationAreErrors) {
+  const std::string dest = "<filestorage destination>\npath y\n</filestorage>\n";
+  try {
+    zodbconvert_config_from_text(
+        "<filestorage source>\npath a\n</filestorage>\n<filestorage source>\npath b\n"
+        "</filestorage>\n" +
+            dest,
+        "dup.conf");
+    ADD_FAILURE() << "two source sections accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("dup.conf:4: a second storage section named 'source' "
+                                         "(the first is at line 1)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(zodbconvert_config_from_text(
+                   "<filestorage source>\npath a\n</filestorage>\n<filestorage destination>\n"
+                   "path y\nread-only true\n</filestorage>\n",
+                   "ro.conf"),
+               ConfigError);
+  const auto c = zodbconvert_config_from_text(
+      "<filestorage source>\npath a\nread-only true\nquota 10MB\n</filestorage>\n" + dest,
+      "ok.conf");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("quota"), std::string::npos) << c.warnings[0];
+}
+
 TEST(Zodbconvert, LibpqUriDsn) {
   const auto u = uri_from_libpq_dsn("postgresql://a:b@h:1/d");
   EXPECT_EQ(u.database, "d");
