@@ -73,6 +73,25 @@ struct RecordDecoder::Impl {
     }
     return false;
   }
+
+  // Starts a record afresh and walks its class pickle; `pos` ends after it.
+  NodeId read_class_pickle(std::string_view record, size_t& pos) {
+    // Offsets are kept in 32 bits.
+    if (record.size() >= UINT32_MAX) throw PickleError("record larger than 4 GiB", 0, -1);
+    tree.clear();
+    arena.reset();
+    walker.reset();
+    pos = 0;
+    return walker.run(record, pos);
+  }
+
+  void name_class(NodeId cls, std::string_view record, std::string& name) const {
+    if (!class_name(cls, name)) {
+      throw PickleError(pickle::describe_error("the class pickle does not name a class", 0,
+                                               static_cast<uint8_t>(record[0])),
+                        0, static_cast<uint8_t>(record[0]));
+    }
+  }
 };
 
 RecordDecoder::RecordDecoder() : impl_(std::make_unique<Impl>()) {}
@@ -81,25 +100,15 @@ RecordDecoder::~RecordDecoder() = default;
 void RecordDecoder::decode(std::string_view record, DecodedRecord& out,
                            const DecodeOptions& options) {
   Impl& d = *impl_;
-  // Offsets are kept in 32 bits.
-  if (record.size() >= UINT32_MAX) throw PickleError("record larger than 4 GiB", 0, -1);
-  d.tree.clear();
-  d.arena.reset();
-  d.walker.reset();
-
   size_t pos = 0;
-  const NodeId cls = d.walker.run(record, pos);
+  const NodeId cls = d.read_class_pickle(record, pos);
   const size_t ghost_end = pos;
   if (pos >= record.size()) {
     throw PickleError(pickle::describe_error("record has no state pickle", pos, -1), pos, -1);
   }
   const NodeId state = d.walker.run(record, pos);  // shares the class pickle's memo
 
-  if (!d.class_name(cls, out.class_name)) {
-    throw PickleError(pickle::describe_error("the class pickle does not name a class", 0,
-                                             static_cast<uint8_t>(record[0])),
-                      0, static_cast<uint8_t>(record[0]));
-  }
+  d.name_class(cls, record, out.class_name);
   out.ghost_pickle.assign(record.data(), ghost_end);
 
   size_t max_output = options.max_output_bytes;
@@ -122,19 +131,10 @@ void RecordDecoder::decode(std::string_view record, DecodedRecord& out,
 }
 
 std::string RecordDecoder::class_name(std::string_view record) {
-  Impl& d = *impl_;
-  if (record.size() >= UINT32_MAX) throw PickleError("record larger than 4 GiB", 0, -1);
-  d.tree.clear();
-  d.arena.reset();
-  d.walker.reset();
   size_t pos = 0;
-  const NodeId cls = d.walker.run(record, pos);
+  const NodeId cls = impl_->read_class_pickle(record, pos);
   std::string name;
-  if (!d.class_name(cls, name)) {
-    throw PickleError(pickle::describe_error("the class pickle does not name a class", 0,
-                                             static_cast<uint8_t>(record[0])),
-                      0, static_cast<uint8_t>(record[0]));
-  }
+  impl_->name_class(cls, record, name);
   return name;
 }
 

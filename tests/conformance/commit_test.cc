@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <set>
 #include <thread>
@@ -358,68 +359,60 @@ TEST_P(CommitBasics, FinishCallbackRunsOnceWithTheTid) {
   EXPECT_EQ(seen, tid);
 }
 
-TEST_P(CommitBasics, FinishCallbackRunsBeforeOtherReadersSeeTheCommit) {
-  create(1, "old");
-  std::atomic<bool> callback_done{false}, stop{false}, violated{false};
-  std::atomic<int> polls{0};
-  std::thread reader([&] {
-    auto inst = storage_->new_instance();
-    while (!stop) {
-      inst->poll_invalidations();
-      ++polls;
-      if (inst->load(Oid(1)).data == "new") {
-        if (!callback_done) violated = true;
-        break;
-      }
-    }
-  });
-  while (polls < 3) std::this_thread::yield();
-  const Tid t = inst_->load(Oid(1)).tid;
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->store(Oid(1), t, "new", txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn, [&](Tid) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    callback_done = true;
-  });
-  reader.join();
-  EXPECT_FALSE(violated) << "a reader saw the commit before its callback ran";
-}
-
-// Line 8 for iterators: one opened while the callback runs does not show the commit yet.
-TEST_P(CommitBasics, FinishCallbackRunsBeforeAnIteratorSeesTheCommit) {
-  create(1, "old");
-  std::atomic<bool> callback_done{false}, stop{false}, violated{false};
+// Commits object 1 (created here as "old") as "new" with a finish callback that takes
+// 50 ms, while another thread, with an instance of its own, runs `sees_new` until it
+// returns true. True when that thread saw the commit before the callback was done.
+bool seen_before_the_callback(Storage& storage, StorageInstance& writer,
+                              const std::function<bool(StorageInstance&)>& sees_new) {
+  TransactionMetaData create{"", "", ""};
+  writer.tpc_begin(create);
+  writer.store(Oid(1), std::nullopt, "old", create);
+  writer.tpc_vote(create);
+  const Tid t = writer.tpc_finish(create);
+  std::atomic<bool> callback_done{false}, violated{false};
   std::atomic<int> rounds{0};
   std::thread reader([&] {
-    auto inst = storage_->new_instance();
-    while (!stop) {
-      bool seen = false;
-      auto it = inst->iterator();
-      TransactionRecord txn;
-      while (it->next(txn)) {
-        for (const auto& r : txn.records) seen = seen || (r.data && *r.data == "new");
-      }
+    auto inst = storage.new_instance();
+    for (;;) {
+      const bool seen = sees_new(*inst);
       ++rounds;
       if (seen) {
         if (!callback_done) violated = true;
-        break;
+        return;
       }
     }
   });
   while (rounds < 3) std::this_thread::yield();
-  const Tid t = inst_->load(Oid(1)).tid;
   TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->store(Oid(1), t, "new", txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn, [&](Tid) {
+  writer.tpc_begin(txn);
+  writer.store(Oid(1), t, "new", txn);
+  writer.tpc_vote(txn);
+  writer.tpc_finish(txn, [&](Tid) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     callback_done = true;
   });
   reader.join();
-  EXPECT_FALSE(violated) << "an iterator saw the commit before its callback ran";
+  return violated;
+}
+
+TEST_P(CommitBasics, FinishCallbackRunsBeforeOtherReadersSeeTheCommit) {
+  EXPECT_FALSE(seen_before_the_callback(*storage_, *inst_, [](StorageInstance& inst) {
+    inst.poll_invalidations();
+    return inst.load(Oid(1)).data == "new";
+  })) << "a reader saw the commit before its callback ran";
+}
+
+// Line 8 for iterators: one opened while the callback runs does not show the commit yet.
+TEST_P(CommitBasics, FinishCallbackRunsBeforeAnIteratorSeesTheCommit) {
+  EXPECT_FALSE(seen_before_the_callback(*storage_, *inst_, [](StorageInstance& inst) {
+    bool seen = false;
+    auto it = inst.iterator();
+    TransactionRecord txn;
+    while (it->next(txn)) {
+      for (const auto& r : txn.records) seen = seen || (r.data && *r.data == "new");
+    }
+    return seen;
+  })) << "an iterator saw the commit before its callback ran";
 }
 
 // Line 9.
