@@ -74,7 +74,8 @@ TEST_P(PostgresqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
   const std::string src = sample_file(d, 300);
   const std::string dst = db.uri(query());
   convert_into(src, dst, false);
-  const std::string later = std::to_string(open_storage(dst)->info().last_tid.sql() + 1);
+  // The source goes on, and the dying session commits its next transaction's rows.
+  const std::string later = std::to_string(testing::update_and_delete_some(src + "?write=1").sql());
   auto dying = db.connect();
   dying->simple(
       "SELECT pg_advisory_lock(1919249523, 4); BEGIN; " +

@@ -29,7 +29,7 @@ std::vector<std::string> storage_differences(const std::string& a, const std::st
   return compare_storages(*sa, *sb, 10);
 }
 
-void update_and_delete_some(const std::string& uri) {
+Tid update_and_delete_some(const std::string& uri) {
   auto st = open_storage(uri);
   auto inst = st->new_instance();
   TransactionMetaData txn{"", "changes", ""};
@@ -42,7 +42,7 @@ void update_and_delete_some(const std::string& uri) {
     inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
   }
   inst->tpc_vote(txn);
-  inst->tpc_finish(txn);
+  return inst->tpc_finish(txn);
 }
 
 void convert_killed_when(const std::string& src, const std::string& dst,

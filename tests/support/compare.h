@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "relstore/types.h"
+
 namespace relstore::testing {
 
 // The first differences (at most 10) between the databases at two URIs, both opened read
@@ -14,8 +16,8 @@ namespace relstore::testing {
 std::vector<std::string> storage_differences(const std::string& a, const std::string& b);
 
 // Commits one transaction to the database at `uri` that stores oids 10..19 again with
-// their own bytes (new revisions) and deletes oids 30..34.
-void update_and_delete_some(const std::string& uri);
+// their own bytes (new revisions) and deletes oids 30..34; returns its TID.
+Tid update_and_delete_some(const std::string& uri);
 
 // Runs `relstore convert --batch 500 src dst` in a child process and kills it (SIGKILL, as
 // a crash would) once `far_enough` says so — asked every `poll` until `give_up` — or when
