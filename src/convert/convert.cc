@@ -68,11 +68,6 @@ class Converter {
             std::unique_ptr<backend::Adapter> bulk)
       : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri), bulk_adapter_(std::move(bulk)) {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
-    if (!o.destination_blob_dir.empty() && dst_uri.scheme != Scheme::file) {
-      throw ConfigError(
-          "a destination blob directory goes with a file: destination; the "
-          "database backends do not store blob contents yet");
-    }
   }
 
   void run(std::optional<Tid> start, ConvertReport& report) {
@@ -288,6 +283,12 @@ ConvertReport convert(const ConvertOptions& o) {
       src_uri.host == dst_uri.host && src_uri.port == dst_uri.port) {
     throw ConfigError("the source and the destination are the same database");
   }
+  if (!o.destination_blob_dir.empty() && dst_uri.scheme != Scheme::file) {
+    throw ConfigError(
+        "a destination blob directory goes with a file: destination; the "
+        "database backends do not store blob contents yet");
+  }
+  if (!o.source_blob_dir.empty()) BlobDir::open(o.source_blob_dir);  // exists, has a layout
   auto src = open_source(src_uri);
   auto dst = open_destination(dst_uri, o.dry_run);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
@@ -304,8 +305,9 @@ ConvertReport convert(const ConvertOptions& o) {
     }
   }
 
-  // Checks the options against both ends before the destination is touched: a usage error
-  // found after --clear would leave it emptied with nothing copied.
+  // Checks the options that need both ends open (the source blob directory) before
+  // --clear touches the destination: a usage error found after it would leave the
+  // destination emptied with nothing copied.
   Converter converter(o, *src, dst.get(), dst_uri, std::move(bulk));
   ConvertReport report;
   std::optional<Tid> start;

@@ -466,6 +466,11 @@ TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
                ConfigError);
   EXPECT_EQ(open_storage(db)->len(), objects);
   EXPECT_FALSE(fs::exists(d.sub("blobs")));
+  // Nor is a destination that does not exist yet created.
+  EXPECT_THROW(run("file://" + path, "sqlite://" + d.sub("new"),
+                   [&](ConvertOptions& o) { o.destination_blob_dir = d.sub("blobs"); }),
+               ConfigError);
+  EXPECT_FALSE(fs::exists(d.sub("new")));
 }
 
 }  // namespace
