@@ -13,12 +13,29 @@
 namespace relstore::mysql {
 namespace {
 
-// Every table and view RelStorage or relstore creates.
-const std::set<std::string> kOurTables = {
-    "commit_row_lock",   "new_oid",     "pack_object",    "transaction",
-    "object_state",      "blob_chunk",  "current_object", "object_ref",
-    "object_refs_added", "pack_state",  "pack_state_tid", "current_object_state",
-    "relstore_schema",   "commit_lock", "pack_lock"};
+// Every table and view RelStorage or relstore creates, the migrations' included: a
+// creation that failed part-way must be able to remove them, and finish next time.
+const std::set<std::string> kOurTables = {"commit_row_lock",
+                                          "new_oid",
+                                          "pack_object",
+                                          "transaction",
+                                          "object_state",
+                                          "blob_chunk",
+                                          "current_object",
+                                          "object_ref",
+                                          "object_refs_added",
+                                          "pack_state",
+                                          "pack_state_tid",
+                                          "current_object_state",
+                                          "relstore_schema",
+                                          "commit_lock",
+                                          "pack_lock",
+                                          "object_json",
+                                          "object_json_error",
+                                          "relstore_json_mirror",
+                                          "relstore_json_mirror_lock",
+                                          "newt",
+                                          "relstore_hf_deletion"};
 
 struct Table {
   std::string type;    // BASE TABLE or VIEW
