@@ -258,8 +258,9 @@ backend::MirrorChanges MysqlAdapter::mirror_changes(Tid since, size_t limit) {
 
 std::vector<Oid> MysqlAdapter::mirror_orphans(size_t limit) { return mirror_->orphans(limit); }
 
-void MysqlAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
-  mirror_->apply(batch, mirrored_to);
+void MysqlAdapter::mirror_apply(const mirror::Batch& batch,
+                                std::optional<mirror::Advance> advance) {
+  mirror_->apply(batch, advance);
 }
 
 void MysqlAdapter::mirror_clear() { mirror_->clear(); }

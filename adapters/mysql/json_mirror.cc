@@ -254,11 +254,13 @@ std::vector<Oid> Mirror::orphans(size_t limit) {
   return out;
 }
 
-void Mirror::apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) {
   std::lock_guard lock(mu_);
   Connection& c = writer();
   const std::string call = "CALL relstore_json_mirror_apply(" +
-                           (mirrored_to ? number(mirrored_to->sql()) : std::string("NULL")) + ")";
+                           (advance ? number(advance->from.sql()) + ", " + number(advance->to.sql())
+                                    : std::string("NULL, NULL")) +
+                           ")";
   try {
     upload(c, settings_, kInsertTemp, temp_rows(batch), call, 1, nullptr, Context::other);
   } catch (...) {

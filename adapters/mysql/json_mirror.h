@@ -29,7 +29,7 @@ class Mirror {
   void set_mode(MirrorMode mode);
   backend::MirrorChanges changes(Tid since, size_t limit);
   std::vector<Oid> orphans(size_t limit);
-  void apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to);
+  void apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance);
   void clear();
 
  private:

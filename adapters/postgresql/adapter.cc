@@ -209,9 +209,10 @@ backend::MirrorChanges PostgresqlAdapter::mirror_changes(Tid since, size_t limit
 
 std::vector<Oid> PostgresqlAdapter::mirror_orphans(size_t limit) { return mirror_->orphans(limit); }
 
-void PostgresqlAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+void PostgresqlAdapter::mirror_apply(const mirror::Batch& batch,
+                                     std::optional<mirror::Advance> advance) {
   if (loc_.read_only) throw ReadOnlyError();
-  mirror_->apply(batch, mirrored_to);
+  mirror_->apply(batch, advance);
 }
 
 void PostgresqlAdapter::mirror_clear() {

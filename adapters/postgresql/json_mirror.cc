@@ -18,8 +18,9 @@ constexpr Statement kWrite = {
     "$11::BIGINT[])"};
 constexpr Statement kMode = {"", kModeSql};  // on the mirror's own connection
 constexpr Statement kCommitLock = {"", "SELECT pg_advisory_xact_lock(-1)"};
-constexpr Statement kAdvance = {
-    "", "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $1) WHERE id = 0"};
+constexpr Statement kAdvance = {"",
+                                "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $2) "
+                                "WHERE id = 0 AND last_tid = $1"};
 constexpr Statement kHasTables = {"", "SELECT to_regclass('relstore_json_mirror') IS NOT NULL"};
 
 struct ModeQueries {
@@ -224,7 +225,7 @@ std::vector<Oid> Mirror::orphans(size_t limit) {
   return out;
 }
 
-void Mirror::apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) {
   std::lock_guard lock(mu_);
   write_txn([&](Conn& c) {
     // Under the mirror lock the mode stays as read. In in-commit mode commits write rows
@@ -241,7 +242,9 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
       p.bytes(a.deleted.data());
       c.run(kWrite, p, Context::other);
     }
-    if (mirrored_to) c.run(kAdvance, Params().int64(mirrored_to->sql()), Context::other);
+    if (advance) {
+      c.run(kAdvance, Params().int64(advance->from.sql()).int64(advance->to.sql()), Context::other);
+    }
   });
 }
 

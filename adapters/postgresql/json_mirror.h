@@ -36,7 +36,7 @@ class Mirror {
   void set_mode(MirrorMode mode);
   backend::MirrorChanges changes(Tid since, size_t limit);
   std::vector<Oid> orphans(size_t limit);
-  void apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to);
+  void apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance);
   void clear();
   // LISTEN/NOTIFY on a connection of its own (see mirror_wait in adapter.h).
   void wait(double seconds);

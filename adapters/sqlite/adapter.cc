@@ -165,9 +165,10 @@ std::vector<Oid> SqliteAdapter::mirror_orphans(size_t limit) {
   return json_mirror::orphans(mirror_db(), loc_.keep_history, limit);
 }
 
-void SqliteAdapter::mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+void SqliteAdapter::mirror_apply(const mirror::Batch& batch,
+                                 std::optional<mirror::Advance> advance) {
   if (loc_.read_only) throw ReadOnlyError();
-  json_mirror::apply(mirror_db(), loc_.keep_history, batch, mirrored_to);
+  json_mirror::apply(mirror_db(), loc_.keep_history, batch, advance);
 }
 
 void SqliteAdapter::mirror_clear() {

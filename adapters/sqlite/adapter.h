@@ -55,7 +55,7 @@ class SqliteAdapter : public backend::Adapter {
   void set_mirror_mode(MirrorMode mode) override;
   backend::MirrorChanges mirror_changes(Tid since, size_t limit) override;
   std::vector<Oid> mirror_orphans(size_t limit) override;
-  void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) override;
+  void mirror_apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) override;
   void mirror_clear() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;

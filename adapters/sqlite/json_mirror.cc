@@ -18,8 +18,16 @@ constexpr const char* kUpsertError =
     "INSERT INTO object_json_error (zoid, tid, message) VALUES (?, ?, ?) "
     "ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, message = excluded.message";
 constexpr const char* kDeleteError = "DELETE FROM object_json_error WHERE zoid = ?";
-constexpr const char* kAdvance =
-    "UPDATE relstore_json_mirror SET last_tid = MAX(last_tid, ?) WHERE id = 0";
+// An in-commit commit moves last_tid to its TID only when no other state newer than
+// last_tid exists: states committed before the mode was in-commit, which only a catch-up
+// mirrors, must stay visible to it.
+constexpr const char* kAdvanceInCommit =
+    "UPDATE relstore_json_mirror SET last_tid = ?1 WHERE id = 0 AND last_tid < ?1 "
+    "AND NOT EXISTS (SELECT 1 FROM object_state o "
+    "WHERE o.tid > relstore_json_mirror.last_tid AND o.tid <> ?1)";
+// A follow or rebuild batch (mirror::Advance).
+constexpr const char* kAdvanceBatch =
+    "UPDATE relstore_json_mirror SET last_tid = MAX(last_tid, ?2) WHERE id = 0 AND last_tid = ?1";
 
 // "Is (zoid, tid) still the object's current, existing state?" per mode.
 const char* still_current(bool keep_history) {
@@ -91,7 +99,7 @@ void write_in_commit(Db& db, const mirror::Batch& batch, Tid tid) {
   for (const auto& r : batch.rows) put_row(db, r, tid);
   for (const auto& e : batch.errors) put_error(db, e, tid);
   for (const auto& [oid, unused] : batch.deletes) remove(db, oid);
-  db.prepared(kAdvance).bind(1, tid.sql()).run();
+  db.prepared(kAdvanceInCommit).bind(1, tid.sql()).run();
 }
 
 backend::MirrorState state(Db& db, bool keep_history) {
@@ -176,10 +184,12 @@ backend::MirrorChanges changes(Db& db, bool keep_history, Tid since, size_t limi
 std::vector<Oid> orphans(Db& db, bool keep_history, size_t limit) {
   Stmt& s = db.prepared(
       keep_history
-          ? "SELECT j.zoid FROM object_json j LEFT JOIN current_object c ON c.zoid = j.zoid "
+          ? "SELECT j.zoid FROM (SELECT zoid FROM object_json UNION "
+            "SELECT zoid FROM object_json_error) j LEFT JOIN current_object c ON c.zoid = j.zoid "
             "LEFT JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid "
             "WHERE s.state IS NULL LIMIT ?"
-          : "SELECT j.zoid FROM object_json j LEFT JOIN object_state o ON o.zoid = j.zoid "
+          : "SELECT j.zoid FROM (SELECT zoid FROM object_json UNION "
+            "SELECT zoid FROM object_json_error) j LEFT JOIN object_state o ON o.zoid = j.zoid "
             "WHERE o.state IS NULL LIMIT ?");
   StmtScope scope(s);
   s.bind(1, static_cast<int64_t>(limit));
@@ -188,7 +198,8 @@ std::vector<Oid> orphans(Db& db, bool keep_history, size_t limit) {
   return out;
 }
 
-void apply(Db& db, bool keep_history, const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+void apply(Db& db, bool keep_history, const mirror::Batch& batch,
+           std::optional<mirror::Advance> advance) {
   write_txn(db, [&] {
     for (const auto& r : batch.rows) {
       if (row_exists(db, still_current(keep_history), r.oid, r.tid)) put_row(db, r, r.tid);
@@ -199,7 +210,9 @@ void apply(Db& db, bool keep_history, const mirror::Batch& batch, std::optional<
     for (const auto& [oid, tid] : batch.deletes) {
       if (!row_exists(db, exists_now(keep_history), oid)) remove(db, oid);
     }
-    if (mirrored_to) db.prepared(kAdvance).bind(1, mirrored_to->sql()).run();
+    if (advance) {
+      db.prepared(kAdvanceBatch).bind(1, advance->from.sql()).bind(2, advance->to.sql()).run();
+    }
   });
 }
 

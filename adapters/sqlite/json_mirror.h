@@ -18,7 +18,8 @@ backend::MirrorState state(Db& db, bool keep_history);
 void set_mode(Db& db, MirrorMode mode);
 backend::MirrorChanges changes(Db& db, bool keep_history, Tid since, size_t limit);
 std::vector<Oid> orphans(Db& db, bool keep_history, size_t limit);
-void apply(Db& db, bool keep_history, const mirror::Batch& batch, std::optional<Tid> mirrored_to);
+void apply(Db& db, bool keep_history, const mirror::Batch& batch,
+           std::optional<mirror::Advance> advance);
 void clear(Db& db);
 // Empties the mirror and resets its progress inside the caller's transaction (zap_all);
 // nothing when the database has no mirror tables.

@@ -237,11 +237,11 @@ class Adapter {
   }
   // Writes a follow/rebuild batch in one transaction. Each row, error and delete is
   // applied only if its TID is still the object's current state, so a batch read from an
-  // older snapshot never overwrites what a later commit wrote. Then moves last_tid up to
-  // `mirrored_to` when given.
-  virtual void mirror_apply(const mirror::Batch& batch, std::optional<Tid> mirrored_to) {
+  // older snapshot never overwrites what a later commit wrote. Then moves last_tid as
+  // `advance` says, when given and last_tid is still where the batch started.
+  virtual void mirror_apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) {
     (void)batch;
-    (void)mirrored_to;
+    (void)advance;
     throw SchemaError(dialect() + ": no JSON mirror yet");
   }
   // Empties object_json and the error list and sets last_tid to zero.

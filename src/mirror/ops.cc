@@ -40,7 +40,7 @@ MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
       mirror::add_state(oid, row.tid, row.state, decoder, options, work);
     }
     const Tid to = changes.more ? changes.states.back().second.tid : changes.database_tid;
-    if (!work.empty() || to > last) db.mirror_apply(work, to);
+    if (!work.empty() || to > last) db.mirror_apply(work, mirror::Advance{last, to});
     p.decoded += work.rows.size();
     p.undecodable += work.errors.size();
     p.removed += work.deletes.size();

@@ -25,6 +25,14 @@ struct Error {
   std::string message;
 };
 
+// How a follow or rebuild batch moves the mirror's progress: from the last_tid it started
+// at to `to`. Applied only if last_tid is still `from`: a rebuild or zap that reset it
+// meanwhile (or another writer that moved it) wins, and the next batch starts from there.
+struct Advance {
+  Tid from;
+  Tid to;
+};
+
 // What one batch changes in the mirror.
 struct Batch {
   std::vector<Row> rows;

@@ -23,7 +23,7 @@ namespace {
 Rows sqlite_query(const std::string& dir, const std::string& sql) {
   sqlite3* db = nullptr;
   Rows out;
-  if (sqlite3_open_v2((dir + "/main.sqlite3").c_str(), &db, SQLITE_OPEN_READONLY, nullptr) !=
+  if (sqlite3_open_v2((dir + "/main.sqlite3").c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) !=
       SQLITE_OK) {
     sqlite3_close(db);
     throw StorageError("cannot open " + dir);
@@ -34,13 +34,21 @@ Rows sqlite_query(const std::string& dir, const std::string& sql) {
     sqlite3_close(db);
     throw StorageError(why + " in: " + sql);
   }
-  while (sqlite3_step(s) == SQLITE_ROW) {
+  sqlite3_busy_timeout(db, 10000);
+  int rc;
+  while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
     std::vector<std::string> row;
     for (int c = 0; c < sqlite3_column_count(s); ++c) {
       const auto* t = sqlite3_column_text(s, c);
       row.emplace_back(t ? reinterpret_cast<const char*>(t) : "NULL");
     }
     out.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) {
+    const std::string why = sqlite3_errmsg(db);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    throw StorageError(why + " in: " + sql);
   }
   sqlite3_finalize(s);
   sqlite3_close(db);

@@ -29,7 +29,8 @@ bool required(const Backend& b);
 // with zap_all before every test).
 std::string empty_database(const Backend& b, const testing::TempDir& dir, const std::string& name);
 
-// Runs `sql` on the database of `uri` and returns every row as text ("NULL" for NULL).
+// Runs `sql` (one statement; a write commits) on the database of `uri` and returns every
+// row as text ("NULL" for NULL). Throws StorageError when the statement fails.
 using Rows = std::vector<std::vector<std::string>>;
 Rows query(const std::string& uri, const std::string& sql);
 

@@ -11,9 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "backend/registry.h"
 #include "json_mirror_support.h"
+#include "mirror/rows.h"
 #include "relstore/errors.h"
 #include "relstore/ops.h"
+#include "relstore/pickle.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/temp_dir.h"
@@ -140,9 +143,91 @@ TEST_P(JsonMirror, FollowModeCatchesUpToARebuild) {
   EXPECT_GT(mirror_status(uri_).pending, 0u);
   mirror_follow(uri_, once);
   const auto followed = rows_of(uri_);
+  const auto followed_errors = rows_of(uri_, "object_json_error");
   EXPECT_EQ(mirror_status(uri_).pending, 0u);
   mirror_rebuild(uri_);
   EXPECT_EQ(rows_of(uri_), followed);
+  EXPECT_EQ(rows_of(uri_, "object_json_error"), followed_errors);
+}
+
+// Commits that find states newer than the mirror's progress which the mirror never saw
+// (written while the mode was not in-commit) leave the progress where it is, so that a
+// catch-up still finds them; status does not call the mirror complete.
+TEST_P(JsonMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
+  // The mode switched without the catch-up `enable` runs: the sample is unmirrored.
+  mirror_test::query(uri_, "UPDATE relstore_json_mirror SET mode = 'in-commit' WHERE id = 0");
+  {
+    auto st = open_storage(uri_);
+    random_work(*st, 3);
+  }
+  MirrorStatus s = mirror_status(uri_);
+  EXPECT_TRUE(s.mirrored_tid.is_zero());
+  EXPECT_GT(s.pending, 0u);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  s = mirror_status(uri_);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.mirrored_tid, s.database_tid);
+  const auto caught_up = rows_of(uri_);
+  mirror_rebuild(uri_);
+  EXPECT_EQ(rows_of(uri_), caught_up);
+}
+
+// A follow batch that read the progress before a rebuild (or zap) reset it does not move
+// it afterwards: the rebuild would otherwise skip everything up to the batch's end.
+TEST_P(JsonMirror, ABatchStartedBeforeARebuildDoesNotMoveItsProgress) {
+  mirror_enable(uri_, MirrorMode::follow);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  {
+    auto st = open_storage(uri_);
+    random_work(*st, 10);
+  }
+  StorageOptions options = StorageUri::parse(uri_).options();
+  options.create = false;
+  auto db = backend::open_adapter(StorageUri::parse(uri_), options);
+  const Tid last = db->mirror_state().last_tid;
+  const backend::MirrorChanges changes = db->mirror_changes(last, 100000);
+  ASSERT_FALSE(changes.states.empty());
+  RecordDecoder decoder;
+  mirror::Batch work;
+  for (const auto& [oid, row] : changes.states) {
+    mirror::add_state(oid, row.tid, row.state, decoder, db->mirror_decode_options(), work);
+  }
+  db->mirror_clear();  // a rebuild starts here
+  db->mirror_apply(work, mirror::Advance{last, changes.database_tid});
+  EXPECT_TRUE(db->mirror_state().last_tid.is_zero());
+  mirror_follow(uri_, once);  // the rebuild goes on
+  const auto rebuilt_by_follow = rows_of(uri_);
+  mirror_rebuild(uri_);
+  EXPECT_EQ(rows_of(uri_), rebuilt_by_follow);
+}
+
+// The error entry of an undecodable object goes with the object.
+TEST_P(JsonMirror, AnUndecodableObjectsEntryGoesWhenTheObjectIsDeleted) {
+  mirror_enable(uri_, MirrorMode::follow);
+  auto st = open_storage(uri_);
+  auto inst = st->new_instance();
+  inst->poll_invalidations();
+  const Tid serial = inst->load(Oid(5)).tid;
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(5), serial, "this is not a pickle", txn);
+  inst->tpc_vote(txn);
+  const Tid broken = inst->tpc_finish(txn);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  EXPECT_EQ(mirror_status(uri_).undecodable, 1u);
+  inst->tpc_begin(txn);
+  inst->delete_object(Oid(5), broken, txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  mirror_follow(uri_, once);
+  EXPECT_EQ(mirror_status(uri_).undecodable, 0u);
+  EXPECT_TRUE(rows_of(uri_, "object_json_error").empty());
 }
 
 TEST_P(JsonMirror, AFollowerStoppedMidwayResumesWhereItStopped) {

@@ -4,8 +4,10 @@
 -- removal only if the object is still gone, so a batch never overwrites what a later
 -- commit wrote. In in-commit mode commits write rows too: the commit lock keeps them out
 -- while the batch goes in; the share lock on the mode keeps the mode as read. Then
--- last_tid moves up to p_mirrored_to when given.
-CREATE PROCEDURE relstore_json_mirror_apply(IN p_mirrored_to BIGINT)
+-- last_tid moves from p_mirrored_from up to p_mirrored_to when given, and only if it is
+-- still p_mirrored_from: a rebuild or zap that reset it meanwhile wins (mirror::Advance).
+CREATE PROCEDURE relstore_json_mirror_apply(IN p_mirrored_from BIGINT,
+                                            IN p_mirrored_to BIGINT)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
 BEGIN
@@ -26,7 +28,8 @@ BEGIN
                   WHERE o.zoid = temp_json.zoid AND o.state IS NOT NULL);
   CALL relstore_json_mirror_write(NULL);
   IF p_mirrored_to IS NOT NULL THEN
-    UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, p_mirrored_to) WHERE id = 0;
+    UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, p_mirrored_to)
+      WHERE id = 0 AND last_tid = p_mirrored_from;
   END IF;
   COMMIT;
 END
