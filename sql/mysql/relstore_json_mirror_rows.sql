@@ -52,9 +52,12 @@ BEGIN
       INSERT INTO object_json (zoid, tid, class_name, ghost_pickle, state, refs)
         VALUES (v_zoid, v_tid, CONVERT(v_class USING utf8mb4), v_ghost,
                 CONVERT(v_state USING utf8mb4), CONVERT(v_refs USING utf8mb4))
-        ON DUPLICATE KEY UPDATE tid = v_tid, class_name = CONVERT(v_class USING utf8mb4),
-          ghost_pickle = v_ghost, state = CONVERT(v_state USING utf8mb4),
-          refs = CONVERT(v_refs USING utf8mb4);
+        ON DUPLICATE KEY UPDATE
+          class_name = IF(tid <= v_tid, CONVERT(v_class USING utf8mb4), class_name),
+          ghost_pickle = IF(tid <= v_tid, v_ghost, ghost_pickle),
+          state = IF(tid <= v_tid, CONVERT(v_state USING utf8mb4), state),
+          refs = IF(tid <= v_tid, CONVERT(v_refs USING utf8mb4), refs),
+          tid = GREATEST(tid, v_tid);
     END;
     IF v_refused THEN
       DELETE FROM object_json WHERE zoid = v_zoid;

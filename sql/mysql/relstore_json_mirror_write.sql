@@ -45,9 +45,16 @@ BEGIN
       SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.class_name USING utf8mb4),
              t.ghost_pickle, CONVERT(t.state USING utf8mb4), CONVERT(t.refs USING utf8mb4)
       FROM temp_json t WHERE t.state IS NOT NULL ORDER BY t.zoid
-      ON DUPLICATE KEY UPDATE tid = COALESCE(p_tid, t.tid),
-        class_name = CONVERT(t.class_name USING utf8mb4), ghost_pickle = t.ghost_pickle,
-        state = CONVERT(t.state USING utf8mb4), refs = CONVERT(t.refs USING utf8mb4);
+      -- Never an older state over a newer row (two writers at once: a follower and an
+      -- enable). The assignments run in order and see the row as updated so far, so tid,
+      -- which the others compare with, comes last.
+      ON DUPLICATE KEY UPDATE
+        class_name = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.class_name USING utf8mb4),
+                        class_name),
+        ghost_pickle = IF(tid <= COALESCE(p_tid, t.tid), t.ghost_pickle, ghost_pickle),
+        state = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.state USING utf8mb4), state),
+        refs = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.refs USING utf8mb4), refs),
+        tid = GREATEST(tid, COALESCE(p_tid, t.tid));
   END;
   IF v_refused THEN
     CALL relstore_json_mirror_rows(p_tid);

@@ -49,7 +49,8 @@ BEGIN
                        ORDER BY o.tid DESC LIMIT 1) newest
         WHERE newest.tid = x.t AND newest.state IS NOT NULL)),
     dropped AS (
-      DELETE FROM object_json j WHERE j.zoid = ANY (ARRAY(SELECT z FROM e)))
+      -- Not a newer row another writer put there meanwhile.
+      DELETE FROM object_json j USING e WHERE j.zoid = e.z AND j.tid <= e.t)
     INSERT INTO object_json_error AS o (zoid, tid, message)
       SELECT z, t, m FROM e ORDER BY z
     ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, message = excluded.message
