@@ -125,6 +125,9 @@ void add_follow_action(CLI::App& mirror) {
                   static_cast<unsigned long long>(p.undecodable), lag);
       std::fflush(stdout);
     };
+    options->on_retry = [](const std::string& what) {
+      std::fprintf(stderr, "relstore json-mirror follow: %s\n", what.c_str());
+    };
     print_progress(mirror_follow(*uri, *options));
   });
 }

@@ -60,6 +60,10 @@ struct FollowOptions {
   size_t batch = 5000;                      // current states per write transaction
   const std::atomic<bool>* stop = nullptr;  // set to end the loop
   MirrorProgressFn progress;
+  // Without `once`, a lost connection (server restart, failover) does not end the
+  // follower: it says so here, waits `poll_seconds` (doubling up to a minute) and
+  // reconnects. Progress is in the database, so nothing is lost or done twice.
+  std::function<void(const std::string&)> on_retry;
 };
 // Catches up from the recorded progress (object_state.tid > last), records progress after
 // each batch, removes rows of deleted objects, and waits for more unless `once`.

@@ -1,6 +1,7 @@
 // relstore json-mirror status|enable|disable|rebuild|follow, over a dialect's mirror calls.
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "backend/registry.h"
 #include "relstore/errors.h"
@@ -161,17 +162,31 @@ MirrorProgress mirror_follow(const std::string& uri, const FollowOptions& o) {
   MirrorProgress total;
   // The orphan sweep reads the whole mirror, so it runs at start and then once a minute.
   auto last_sweep = SteadyClock::time_point{};
+  double backoff = o.poll_seconds;
   for (;;) {
-    const bool sweep = o.once || SteadyClock::now() - last_sweep > std::chrono::seconds(60);
-    const MirrorProgress p = catch_up(*db, o.batch, sweep, o.progress, o.stop);
-    if (sweep) last_sweep = SteadyClock::now();
-    total.decoded += p.decoded;
-    total.removed += p.removed;
-    total.undecodable += p.undecodable;
-    total.mirrored_tid = p.mirrored_tid;
-    total.database_tid = p.database_tid;
-    if (o.once || (o.stop && o.stop->load())) return total;
-    db->mirror_wait(o.poll_seconds);
+    try {
+      if (!db) db = open_db(uri, true);
+      const bool sweep = o.once || SteadyClock::now() - last_sweep > std::chrono::seconds(60);
+      const MirrorProgress p = catch_up(*db, o.batch, sweep, o.progress, o.stop);
+      if (sweep) last_sweep = SteadyClock::now();
+      total.decoded += p.decoded;
+      total.removed += p.removed;
+      total.undecodable += p.undecodable;
+      total.mirrored_tid = p.mirrored_tid;
+      total.database_tid = p.database_tid;
+      if (o.once || (o.stop && o.stop->load())) return total;
+      db->mirror_wait(o.poll_seconds);
+      backoff = o.poll_seconds;
+    } catch (const DisconnectedError& e) {
+      // A batch cut short rolled back whole and left the recorded progress as it was.
+      if (o.once || !e.retryable()) throw;
+      db.reset();
+      if (o.on_retry) {
+        o.on_retry(std::string(e.what()) + "; reconnecting in " + std::to_string(backoff) + " s");
+      }
+      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+      backoff = std::min(backoff * 2, 60.0);
+    }
     if (o.stop && o.stop->load()) return total;
   }
 }

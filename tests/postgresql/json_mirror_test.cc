@@ -189,30 +189,36 @@ TEST_P(PostgresqlMirror, ModeChangesWaitForCommitsThatAlreadyVoted) {
   EXPECT_EQ(mirror_status(uri).mirrored_tid, tid);
 }
 
-// Commits made while the mirror was off leave last_tid behind; an in-commit commit then
-// does not move it past them, so `follow --once` still sees them.
-TEST_P(PostgresqlMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
+// A follower whose connections the server ends (a restart, a failover) reconnects and
+// goes on instead of exiting; its progress was in the database.
+TEST_P(PostgresqlMirror, AFollowerReconnectsWhenTheServerEndsItsConnections) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db(db_name("jm_gap"));
+  TestDatabase db(db_name("jm_reconnect"));
   const std::string uri = db.uri(query());
   auto st = open_storage(uri);
   auto inst = st->new_instance();
-  commit(*inst, {{Oid(1), std::nullopt}}, record_with_text("unmirrored"));
-  // Switch the mode without the catch-up `enable` would run.
-  db.exec("UPDATE relstore_json_mirror SET mode = 'in-commit'");
-  inst->poll_invalidations();
-  commit(*inst, {{Oid(2), std::nullopt}}, record_with_text("mirrored"));
-  MirrorStatus s = mirror_status(uri);
-  EXPECT_EQ(s.rows, 1u);
-  EXPECT_EQ(s.mirrored_tid, Tid(0));
-  EXPECT_GT(s.pending, 0u);
-  FollowOptions once;
-  once.once = true;
-  mirror_follow(uri, once);
-  s = mirror_status(uri);
-  EXPECT_EQ(s.rows, 2u);
-  EXPECT_EQ(s.pending, 0u);
-  EXPECT_EQ(s.mirrored_tid, s.database_tid);
+  mirror_enable(uri, MirrorMode::follow);
+  std::atomic<bool> stop{false};
+  std::atomic<int> retries{0};
+  FollowOptions o;
+  o.poll_seconds = 0.05;
+  o.stop = &stop;
+  o.on_retry = [&](const std::string&) { ++retries; };
+  auto follower = std::async(std::launch::async, [&] { return mirror_follow(uri, o); });
+  const auto rows_become = [&](uint64_t n) {
+    for (int i = 0; i < 400 && mirror_status(uri).rows != n; ++i) std::this_thread::sleep_for(25ms);
+    return mirror_status(uri).rows == n;
+  };
+  commit(*inst, {{Oid(1), std::nullopt}}, record_with_text("before"));
+  ASSERT_TRUE(rows_become(1));
+  db.exec(
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+      "current_database() AND application_name IN ('relstore admin', 'relstore listen')");
+  commit(*inst, {{Oid(2), std::nullopt}}, record_with_text("after"));
+  EXPECT_TRUE(rows_become(2));
+  stop = true;
+  follower.get();
+  EXPECT_GE(retries.load(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(), pgtest::mode_name);
