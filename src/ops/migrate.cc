@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 
 #include "backend/registry.h"
 #include "relstore/errors.h"
@@ -11,7 +12,7 @@ namespace {
 std::unique_ptr<backend::Adapter> open_for_migrations(const std::string& uri, bool create) {
   StorageUri parsed = StorageUri::parse(uri);
   StorageOptions options = parsed.options();
-  options.create = create;
+  options.create = create && options.create;  // the URI's create=false still holds
   if (!create) options.read_only = true;
   return backend::open_adapter(parsed, options);
 }
@@ -29,6 +30,18 @@ MigrationStatus status_of(backend::Adapter& adapter) {
   return st;
 }
 
+std::string label(int version, const std::string& name) {
+  char number[16];
+  std::snprintf(number, sizeof number, "%04d", version);
+  return std::string(number) + "_" + name;
+}
+
+std::vector<std::string> pending_names(const MigrationStatus& st) {
+  std::vector<std::string> out;
+  for (const auto& [version, name] : st.pending) out.push_back(label(version, name));
+  return out;
+}
+
 }  // namespace
 
 MigrationStatus migration_status(const std::string& uri) {
@@ -37,18 +50,27 @@ MigrationStatus migration_status(const std::string& uri) {
 }
 
 std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
-  // A dry run must not create a schema either.
-  auto adapter = open_for_migrations(uri, !dry_run);
-  const MigrationStatus st = status_of(*adapter);
+  // What was pending before anything is opened for writing: opening creates a missing
+  // schema (every migration), and PostgreSQL applies pending migrations itself then; the
+  // report names what this call applied either way.
+  std::optional<MigrationStatus> before;
+  try {
+    before = migration_status(uri);
+  } catch (const SchemaError&) {
+    if (dry_run) throw;  // no schema: a dry run creates none, and says why it cannot tell
+  }
+  if (dry_run) return pending_names(*before);
+  auto adapter = open_for_migrations(uri, true);
+  const MigrationStatus after = status_of(*adapter);
   std::vector<std::string> done;
   for (const Migration& m : migrations_for(adapter->dialect())) {
-    const bool pending = std::any_of(st.pending.begin(), st.pending.end(),
-                                     [&](const auto& p) { return p.first == m.version; });
-    if (!pending) continue;
-    if (!dry_run) adapter->apply_migration(m);
-    char label[16];
-    std::snprintf(label, sizeof label, "%04d", m.version);
-    done.push_back(std::string(label) + "_" + m.name);
+    const auto is = [&](const MigrationStatus& st) {
+      return std::any_of(st.pending.begin(), st.pending.end(),
+                         [&](const auto& p) { return p.first == m.version; });
+    };
+    if (before && !is(*before)) continue;  // applied already
+    if (is(after)) adapter->apply_migration(m);
+    done.push_back(label(m.version, m.name));
   }
   return done;
 }

@@ -76,6 +76,23 @@ TEST(PostgresqlCli, MigrateStatusAfterCreation) {
   EXPECT_NE(after.out.find("postgresql"), std::string::npos) << after.out;
 }
 
+// PostgreSQL applies pending migrations when a writable storage opens; `migrate up` still
+// names what it applied (it said "nothing to apply" while applying them).
+TEST(PostgresqlCli, MigrateUpNamesWhatOpeningApplied) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("cli_migrate_names");
+  open_storage(db.uri("history=free"))->close();
+  db.exec("DROP TABLE relstore_hf_deletion; DELETE FROM relstore_schema WHERE version = 4");
+  const CliRun dry = relstore("migrate up --dry-run " + quoted(db.uri()));
+  EXPECT_NE(dry.out.find("would apply 0004_hf_deletions"), std::string::npos) << dry.out;
+  const CliRun r = relstore("migrate up " + quoted(db.uri()));
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("applied 0004_hf_deletions"), std::string::npos) << r.out;
+  EXPECT_EQ(db.scalar("SELECT MAX(version) FROM relstore_schema"), "4");
+  const CliRun again = relstore("migrate up " + quoted(db.uri()));
+  EXPECT_NE(again.out.find("nothing to apply"), std::string::npos) << again.out;
+}
+
 TEST(PostgresqlCli, BenchJsonReportsRoundTripsPerTransaction) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("cli_bench");

@@ -7,6 +7,7 @@
 #include <regex>
 
 #include "embedded_sql.h"
+#include "relstore/errors.h"
 #include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
@@ -97,6 +98,16 @@ TEST(SqliteMigrationsStatus, AFreshDatabaseHasNothingPending) {
   EXPECT_TRUE(st.pending.empty());
   EXPECT_EQ(st.applied.back(), st.newest);
   EXPECT_TRUE(migrate_up("sqlite://" + d.sub("db"), false).empty());
+}
+
+// `create=false` in the URI holds for `migrate up` too: a mistyped path is an error, not a
+// new database.
+TEST(SqliteMigrationsStatus, MigrateUpKeepsCreateFalse) {
+  TempDir d;
+  EXPECT_THROW(migrate_up("sqlite://" + d.sub("typo") + "?create=false", false), SchemaError);
+  EXPECT_FALSE(std::filesystem::exists(d.sub("typo")));
+  // Without it, creating the schema applies every migration, and says so.
+  EXPECT_EQ(migrate_up("sqlite://" + d.sub("new"), false).size(), migrations_for("sqlite").size());
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, SqliteMigrations, ::testing::Values(false, true),
