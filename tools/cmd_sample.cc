@@ -9,8 +9,32 @@
 #include "relstore/errors.h"
 #include "relstore/ops.h"
 #include "relstore/sample.h"
+#include "relstore/timestamp.h"
 
 namespace relstore::cli {
+
+namespace {
+
+// --start-tid: 0x + 1 to 16 hex digits, above zero and no later than the year 5000, so
+// that every later transaction of the sample still fits a signed 64-bit SQL column. Checked
+// before anything is written (a wrapped TID failed part-way through, leaving a Data.fs no
+// commit could follow).
+Tid parse_start_tid(const std::string& text) {
+  const Tid latest = TimeStamp(5000, 1, 1, 0, 0, 0).tid();
+  const std::string problem = "--start-tid: expected a TID as 0x + hex digits between 0x01 and " +
+                              latest.hex() + " (the year 5000), got '" + text + "'";
+  std::string_view digits = text;
+  if (digits.starts_with("0x") || digits.starts_with("0X")) digits.remove_prefix(2);
+  if (digits.empty() || digits.size() > 16 ||
+      digits.find_first_not_of("0123456789abcdefABCDEF") != std::string_view::npos) {
+    throw ConfigError(problem);
+  }
+  const Tid tid(std::stoull(std::string(digits), nullptr, 16));
+  if (tid.is_zero() || tid > latest) throw ConfigError(problem);
+  return tid;
+}
+
+}  // namespace
 
 void add_sample_command(CLI::App& app) {
   struct Args {
@@ -34,18 +58,7 @@ void add_sample_command(CLI::App& app) {
     SampleOptions o;
     o.objects = args->objects;
     o.seed = args->seed;
-    if (!args->start_tid.empty()) {
-      size_t used = 0;
-      try {
-        o.start_tid = Tid(std::stoull(args->start_tid, &used, 16));
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != args->start_tid.size()) {
-        throw ConfigError("--start-tid: expected a TID as 0x + hex digits, got '" +
-                          args->start_tid + "'");
-      }
-    }
+    if (!args->start_tid.empty()) o.start_tid = parse_start_tid(args->start_tid);
     const bool tty = isatty(STDERR_FILENO);
     auto last = std::chrono::steady_clock::now();
     o.progress = [&](const SampleStats& s) {

@@ -120,6 +120,22 @@ TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
   EXPECT_NE(r.out.find("--batch: '5x' is not a number"), std::string::npos) << r.out;
 }
 
+// A --start-tid that is not a TID a database can hold (zero, negative, past 2**63, junk) is
+// a usage error before anything is written.
+TEST(Cli, AStartTidOutOfRangeIsAUsageErrorThatWritesNothing) {
+  TempDir d;
+  for (const char* tid : {"-1", "0", "0x8000000000000000", " 0x1", "0x", "12345678901234567"}) {
+    const CliRun r = relstore("sample --objects 30 '--start-tid=" + std::string(tid) + "' file://" +
+                              d.sub("s.fs"));
+    EXPECT_EQ(r.code, 2) << tid << ": " << r.out;
+    EXPECT_NE(r.out.find("--start-tid: expected a TID"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(d.sub("s.fs"))) << tid;
+  }
+  EXPECT_EQ(
+      relstore("sample --objects 30 --start-tid 0x03f58e0000000000 file://" + d.sub("s.fs")).code,
+      0);
+}
+
 TEST(Cli, MalformedUriAndUnknownSchemeAreUsageErrors) {
   CliRun r = relstore("info postgresql:nohost");
   EXPECT_EQ(r.code, 2);
