@@ -146,7 +146,15 @@ std::vector<uint64_t> make_shared_objects(const BenchConfig& config, int n) {
 
 std::vector<BenchResult> run_bench(const BenchConfig& config,
                                    const std::function<void(const BenchResult&)>& on_result) {
-  const std::string backend = scheme_name(StorageUri::parse(config.uri).scheme);
+  const StorageUri uri = StorageUri::parse(config.uri);
+  // Its workers are processes writing at once; a Data.fs has one writer process (its lock
+  // file). Refused before anything is created or written.
+  if (uri.scheme == Scheme::file) {
+    throw ConfigError(
+        "bench: needs a database (sqlite:, postgresql:, mysql:); a file: "
+        "storage takes one writer process and bench's workers are several");
+  }
+  const std::string backend = scheme_name(uri.scheme);
   if (config.transactions <= 0) throw ConfigError("bench: --transactions must be positive");
   std::vector<BenchResult> results;
   for (int n : config.objects_per_txn) {

@@ -136,6 +136,16 @@ TEST(Cli, AStartTidOutOfRangeIsAUsageErrorThatWritesNothing) {
       0);
 }
 
+// bench's workers are processes that write at once: a Data.fs (one writer process) is
+// refused up front instead of failing after setup wrote into it.
+TEST(Cli, BenchRefusesAFileStorage) {
+  TempDir d;
+  const CliRun r = relstore("bench --transactions 2 file://" + d.sub("b.fs"));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find("needs a database"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(d.sub("b.fs")));
+}
+
 TEST(Cli, MalformedUriAndUnknownSchemeAreUsageErrors) {
   CliRun r = relstore("info postgresql:nohost");
   EXPECT_EQ(r.code, 2);
