@@ -265,6 +265,8 @@ void MysqlAdapter::mirror_apply(const mirror::Batch& batch,
 
 void MysqlAdapter::mirror_clear() { mirror_->clear(); }
 
+void MysqlAdapter::mirror_settle() { mirror_->settle(); }
+
 std::vector<int> MysqlAdapter::applied_migrations() {
   auto conn = open_connection(settings_, Role::admin, nullptr);
   return applied_versions(*conn);

@@ -83,6 +83,7 @@ class MysqlAdapter : public backend::Adapter {
   std::vector<Oid> mirror_orphans(size_t limit) override;
   void mirror_apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) override;
   void mirror_clear() override;
+  void mirror_settle() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 

@@ -280,4 +280,11 @@ void Mirror::clear() {
       6);
 }
 
+void Mirror::settle() {
+  std::lock_guard lock(mu_);
+  write(std::string("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE; ") +
+            mirror::settle_sql(settings_.keep_history) + "; COMMIT",
+        3);
+}
+
 }  // namespace relstore::mysql::json_mirror

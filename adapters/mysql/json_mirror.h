@@ -31,6 +31,7 @@ class Mirror {
   std::vector<Oid> orphans(size_t limit);
   void apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance);
   void clear();
+  void settle();
 
  private:
   // A store connection (autocommit off, temp tables) for writes and a REPEATABLE READ one

@@ -220,6 +220,11 @@ void PostgresqlAdapter::mirror_clear() {
   mirror_->clear();
 }
 
+void PostgresqlAdapter::mirror_settle() {
+  if (loc_.read_only) throw ReadOnlyError();
+  mirror_->settle();
+}
+
 void PostgresqlAdapter::mirror_wait(double seconds) { mirror_->wait(seconds); }
 
 }  // namespace relstore::postgresql

@@ -66,6 +66,7 @@ class PostgresqlAdapter : public backend::Adapter {
   std::vector<Oid> mirror_orphans(size_t limit) override;
   void mirror_apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) override;
   void mirror_clear() override;
+  void mirror_settle() override;
   void mirror_wait(double seconds) override;
 
   ~PostgresqlAdapter() override;

@@ -260,6 +260,15 @@ void Mirror::clear() {
   });
 }
 
+void Mirror::settle() {
+  std::lock_guard lock(mu_);
+  write_txn([&](Conn& c) {
+    c.simple(
+        std::string("SELECT pg_advisory_xact_lock(-1); ") + mirror::settle_sql(loc_.keep_history),
+        Context::other);
+  });
+}
+
 void Mirror::wait(double seconds) {
   // Only the follower loop waits; `listener_` is not shared with the other calls.
   if (!listener_ || !listener_->ok()) {

@@ -38,6 +38,7 @@ class Mirror {
   std::vector<Oid> orphans(size_t limit);
   void apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance);
   void clear();
+  void settle();
   // LISTEN/NOTIFY on a connection of its own (see mirror_wait in adapter.h).
   void wait(double seconds);
 

@@ -176,6 +176,11 @@ void SqliteAdapter::mirror_clear() {
   json_mirror::clear(mirror_db());
 }
 
+void SqliteAdapter::mirror_settle() {
+  if (loc_.read_only) throw ReadOnlyError();
+  json_mirror::settle(mirror_db(), loc_.keep_history);
+}
+
 std::vector<int> SqliteAdapter::applied_migrations() {
   auto db = open_main(loc_, Role::inspect);
   return applied_versions(*db);

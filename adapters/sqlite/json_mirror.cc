@@ -220,6 +220,10 @@ void clear(Db& db) {
   write_txn(db, [&] { forget(db); });
 }
 
+void settle(Db& db, bool keep_history) {
+  write_txn(db, [&] { db.exec(mirror::settle_sql(keep_history)); });
+}
+
 void forget(Db& db) {
   if (db.query_int(kHasTable, 0) == 0) return;
   db.exec(

@@ -21,6 +21,8 @@ std::vector<Oid> orphans(Db& db, bool keep_history, size_t limit);
 void apply(Db& db, bool keep_history, const mirror::Batch& batch,
            std::optional<mirror::Advance> advance);
 void clear(Db& db);
+// mirror::settle_sql in a write transaction (SQLite's write lock is the commit lock).
+void settle(Db& db, bool keep_history);
 // Empties the mirror and resets its progress inside the caller's transaction (zap_all);
 // nothing when the database has no mirror tables.
 void forget(Db& db);

@@ -246,6 +246,9 @@ class Adapter {
   }
   // Empties object_json and the error list and sets last_tid to zero.
   virtual void mirror_clear() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
+  // Under the commit lock, moves last_tid to the newest TID if everything newer than it is
+  // mirrored (mirror::settle_sql); `enable` ends with it.
+  virtual void mirror_settle() { throw SchemaError(dialect() + ": no JSON mirror yet"); }
   // Waits up to `seconds` for commits (PostgreSQL: LISTEN/NOTIFY); by default just sleeps.
   virtual void mirror_wait(double seconds) {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));

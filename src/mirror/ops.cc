@@ -144,7 +144,9 @@ MirrorProgress mirror_enable(const std::string& uri, MirrorMode mode,
   db->set_mirror_mode(mode);
   if (mode != MirrorMode::in_commit) return {};
   // Commits from here on write their own rows; bring everything before up to date.
-  return catch_up(*db, 5000, true, progress);
+  const MirrorProgress p = catch_up(*db, 5000, true, progress);
+  db->mirror_settle();
+  return p;
 }
 
 void mirror_disable(const std::string& uri) {

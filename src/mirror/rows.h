@@ -33,6 +33,14 @@ struct Advance {
   Tid to;
 };
 
+// Moves last_tid to the database's newest TID when every current state newer than it is
+// mirrored (a row or an error entry with its TID; no row for a deleted object). Run under
+// the commit lock at the end of `enable`: a commit that lands between the catch-up's last
+// snapshot and its write has mirrored itself, yet the in-commit rule ("nothing newer than
+// last_tid but me") would keep last_tid below it for good. Standard SQL for all three
+// dialects (MySQL with ANSI_QUOTES).
+const char* settle_sql(bool keep_history);
+
 // What one batch changes in the mirror.
 struct Batch {
   std::vector<Row> rows;

@@ -205,6 +205,35 @@ TEST_P(JsonMirror, ABatchStartedBeforeARebuildDoesNotMoveItsProgress) {
   EXPECT_EQ(rows_of(uri_), rebuilt_by_follow);
 }
 
+// A commit that lands between a catch-up's last read and its write mirrors itself, but
+// the in-commit rule then keeps the progress below it for good; enable ends by settling
+// the progress at the newest TID under the commit lock once everything is mirrored.
+TEST_P(JsonMirror, SettlingMovesTheProgressPastCommitsThatMirroredThemselves) {
+  mirror_test::query(uri_, "UPDATE relstore_json_mirror SET mode = 'in-commit' WHERE id = 0");
+  StorageOptions options = StorageUri::parse(uri_).options();
+  options.create = false;
+  auto db = backend::open_adapter(StorageUri::parse(uri_), options);
+  const Tid last = db->mirror_state().last_tid;
+  const backend::MirrorChanges changes = db->mirror_changes(last, 100000);
+  RecordDecoder decoder;
+  mirror::Batch work;
+  for (const auto& [oid, row] : changes.states) {
+    mirror::add_state(oid, row.tid, row.state, decoder, db->mirror_decode_options(), work);
+  }
+  auto st = open_storage(uri_);
+  random_work(*st, 2);  // in-commit: these commits write their own rows
+  db->mirror_apply(work, mirror::Advance{last, changes.database_tid});
+  random_work(*st, 2);
+  EXPECT_GT(mirror_status(uri_).pending, 0u) << "the progress stays below the first commits";
+  db->mirror_settle();
+  const MirrorStatus s = mirror_status(uri_);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_EQ(s.mirrored_tid, s.database_tid);
+  const auto settled = rows_of(uri_);
+  mirror_rebuild(uri_);
+  EXPECT_EQ(rows_of(uri_), settled);
+}
+
 // The error entry of an undecodable object goes with the object.
 TEST_P(JsonMirror, AnUndecodableObjectsEntryGoesWhenTheObjectIsDeleted) {
   mirror_enable(uri_, MirrorMode::follow);
