@@ -48,13 +48,17 @@ BEGIN
       -- Never an older state over a newer row (two writers at once: a follower and an
       -- enable). The assignments run in order and see the row as updated so far, so tid,
       -- which the others compare with, comes last.
+      -- object_json's columns are named in full: temp_json has columns of the same names.
       ON DUPLICATE KEY UPDATE
-        class_name = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.class_name USING utf8mb4),
-                        class_name),
-        ghost_pickle = IF(tid <= COALESCE(p_tid, t.tid), t.ghost_pickle, ghost_pickle),
-        state = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.state USING utf8mb4), state),
-        refs = IF(tid <= COALESCE(p_tid, t.tid), CONVERT(t.refs USING utf8mb4), refs),
-        tid = GREATEST(tid, COALESCE(p_tid, t.tid));
+        class_name = IF(object_json.tid <= COALESCE(p_tid, t.tid),
+                        CONVERT(t.class_name USING utf8mb4), object_json.class_name),
+        ghost_pickle = IF(object_json.tid <= COALESCE(p_tid, t.tid), t.ghost_pickle,
+                          object_json.ghost_pickle),
+        state = IF(object_json.tid <= COALESCE(p_tid, t.tid), CONVERT(t.state USING utf8mb4),
+                   object_json.state),
+        refs = IF(object_json.tid <= COALESCE(p_tid, t.tid), CONVERT(t.refs USING utf8mb4),
+                  object_json.refs),
+        tid = GREATEST(object_json.tid, COALESCE(p_tid, t.tid));
   END;
   IF v_refused THEN
     CALL relstore_json_mirror_rows(p_tid);
