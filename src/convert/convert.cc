@@ -24,6 +24,16 @@ std::unique_ptr<Storage> open_source(const StorageUri& uri) {
   return open_storage(uri, options);
 }
 
+// What the database at `uri` says it is (StorageInfo::identity), from a read-only handle;
+// empty when there is none to open (it cannot be the source, which exists).
+std::string existing_identity(const StorageUri& uri) {
+  try {
+    return open_source(uri)->info().identity;
+  } catch (const StorageError&) {
+    return "";
+  }
+}
+
 // The destination, or null when a dry run finds none (it would be created).
 std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
   StorageOptions options = uri.options();
@@ -290,6 +300,17 @@ ConvertReport convert(const ConvertOptions& o) {
   }
   if (!o.source_blob_dir.empty()) BlobDir::open(o.source_blob_dir);  // exists, has a layout
   auto src = open_source(src_uri);
+  // The same database under two names (a path with "./" or a symbolic link, another host
+  // name for the same server): --clear would empty the source. Asked of a read-only
+  // handle, before the destination is opened for writing (which may already change a
+  // database: adopt a RelStorage schema, remove a Data.fs index).
+  const std::string src_identity = src->info().identity;
+  if (const std::string dst_identity = existing_identity(dst_uri);
+      !dst_identity.empty() && dst_identity == src_identity) {
+    throw ConfigError("the source " + src_uri.redacted() + " and the destination " +
+                      dst_uri.redacted() + " are the same database (" + dst_identity +
+                      "): nothing was changed");
+  }
   auto dst = open_destination(dst_uri, o.dry_run);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
   // dialect without bulk loading) gets one restore per source transaction. Where the
@@ -313,13 +334,6 @@ ConvertReport convert(const ConvertOptions& o) {
   std::optional<Tid> start;
   if (dst) {
     const StorageInfo info = dst->info();
-    // The same database under two names (a path with "./" or a symbolic link, another
-    // host name for the same server): --clear would empty the source.
-    if (!info.identity.empty() && info.identity == src->info().identity) {
-      throw ConfigError("the source " + src_uri.redacted() + " and the destination " +
-                        dst_uri.redacted() + " are the same database (" + info.identity +
-                        "): nothing was changed");
-    }
     const bool empty = info.transactions == 0 && info.objects == 0;
     if (!empty) {
       if (o.clear) {

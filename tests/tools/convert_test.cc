@@ -426,10 +426,13 @@ TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
   const std::string path = sample_file(d, 10);
   fs::create_symlink(path, d.sub("link.fs"));
   const auto size = fs::file_size(path);
+  std::ofstream(path + ".index") << "an index ZODB would use";
   for (const std::string& other :
        {"file://" + d.str() + "/./Data.fs", "file://" + d.sub("link.fs")}) {
     EXPECT_THROW(run("file://" + path, other, clear), ConfigError) << other;
     EXPECT_EQ(fs::file_size(path), size) << other;
+    // Not opened for writing either (that removes a stale index).
+    EXPECT_TRUE(fs::exists(path + ".index")) << other;
   }
   const std::string db = "sqlite://" + d.sub("db");
   run("file://" + path, db);
