@@ -184,6 +184,18 @@ StorageInfo MysqlAdapter::info() {
   return out;
 }
 
+std::string MysqlAdapter::identity() {
+  auto conn = open_connection(settings_, Role::inspect, nullptr);
+  std::string out;
+  conn->batch(
+      kIdentity, 1,
+      [&](Rows& r) {
+        if (r.next()) out = r.bytes(0);
+      },
+      Context::read);
+  return out;
+}
+
 void MysqlAdapter::zap_all() {
   if (settings_.read_only) throw ReadOnlyError();
   auto conn = open_connection(settings_, Role::store, this);

@@ -67,6 +67,7 @@ class MysqlAdapter : public backend::Adapter {
   std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
+  std::string identity() override;
   void zap_all() override;
 
   // Bulk loading (convert): multi-row INSERTs in batches (bulk_loader.h).

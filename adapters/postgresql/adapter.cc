@@ -132,6 +132,11 @@ StorageInfo PostgresqlAdapter::info() {
   return out;
 }
 
+std::string PostgresqlAdapter::identity() {
+  auto conn = open_conn(loc_, Role::admin, this);
+  return conn->simple(kIdentity, Context::read).front().bytes(0, 0);
+}
+
 void PostgresqlAdapter::zap_all() {
   if (loc_.read_only) throw ReadOnlyError();
   auto conn = open_conn(loc_, Role::admin, this);

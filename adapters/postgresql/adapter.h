@@ -49,6 +49,7 @@ class PostgresqlAdapter : public backend::Adapter {
   std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
+  std::string identity() override;
   void zap_all() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;

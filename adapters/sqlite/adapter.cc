@@ -102,6 +102,8 @@ StorageInfo SqliteAdapter::info() {
   return out;
 }
 
+std::string SqliteAdapter::identity() { return "sqlite " + canonical_path(loc_.dir); }
+
 void SqliteAdapter::zap_all() {
   if (loc_.read_only) throw ReadOnlyError();
   auto db = open_main(loc_, Role::store);

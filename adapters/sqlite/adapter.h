@@ -46,6 +46,7 @@ class SqliteAdapter : public backend::Adapter {
   std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
+  std::string identity() override;
   void zap_all() override;
   bool supports_bulk() const override { return !loc_.read_only; }
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;

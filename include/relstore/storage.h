@@ -198,6 +198,8 @@ class Storage {
   // Bytes of stored state.
   virtual uint64_t size() = 0;
   virtual StorageInfo info() = 0;
+  // StorageInfo::identity without the counts info() computes (which scan tables).
+  virtual std::string identity() { return info().identity; }
   virtual StorageStats stats() const = 0;
   // Removes every object and transaction and resets the OID allocator (convert --clear).
   virtual void zap_all() = 0;

@@ -28,7 +28,7 @@ std::unique_ptr<Storage> open_source(const StorageUri& uri) {
 // empty when there is none to open (it cannot be the source, which exists).
 std::string existing_identity(const StorageUri& uri) {
   try {
-    return open_source(uri)->info().identity;
+    return open_source(uri)->identity();
   } catch (const StorageError&) {
     return "";
   }
@@ -263,7 +263,9 @@ void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
 // transactions from current rows (a later change hides an older TID), so only "not
 // ahead of the source" can be checked there.
 void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
-  const Tid src_last = src.info().last_tid;
+  auto inst = src.new_instance();
+  inst->poll_invalidations();
+  const Tid src_last = inst->last_transaction();  // not info(): its counts scan tables
   const std::string refuse = "--incremental: the destination " + dst_uri.redacted() +
                              " ends with transaction " + dst_last.hex() + ", ";
   const std::string advice =
@@ -273,7 +275,7 @@ void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
     throw StorageError(refuse + "later than the source's last, " + src_last.hex() + advice);
   }
   if (!src.keep_history()) return;
-  auto it = src.new_instance()->iterator(dst_last, dst_last);
+  auto it = inst->iterator(dst_last, dst_last);
   TransactionRecord txn;
   if (!it->next(txn)) {
     throw StorageError(refuse +
@@ -304,7 +306,7 @@ ConvertReport convert(const ConvertOptions& o) {
   // name for the same server): --clear would empty the source. Asked of a read-only
   // handle, before the destination is opened for writing (which may already change a
   // database: adopt a RelStorage schema, remove a Data.fs index).
-  const std::string src_identity = src->info().identity;
+  const std::string src_identity = src->identity();
   if (const std::string dst_identity = existing_identity(dst_uri);
       !dst_identity.empty() && dst_identity == src_identity) {
     throw ConfigError("the source " + src_uri.redacted() + " and the destination " +

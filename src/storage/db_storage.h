@@ -31,6 +31,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   uint64_t len() override { return adapter_->info().objects; }
   uint64_t size() override { return adapter_->info().size_bytes; }
   StorageInfo info() override { return adapter_->info(); }
+  std::string identity() override { return adapter_->identity(); }
   StorageStats stats() const override;
   void zap_all() override;
   void close() override;

@@ -84,6 +84,7 @@ class StorageHandle : public Storage {
   uint64_t len() override { return impl_->len(); }
   uint64_t size() override { return impl_->size(); }
   StorageInfo info() override { return impl_->info(); }
+  std::string identity() override { return impl_->identity(); }
   StorageStats stats() const override { return impl_->stats(); }
   void zap_all() override { impl_->zap_all(); }
   void close() override { impl_->close(); }
