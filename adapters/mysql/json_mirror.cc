@@ -257,7 +257,7 @@ std::vector<Oid> Mirror::orphans(size_t limit) {
 void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> advance) {
   std::lock_guard lock(mu_);
   Connection& c = writer();
-  const std::string call = "CALL relstore_json_mirror_apply(" +
+  const std::string call = "CALL relstore_json_mirror_apply_batch(" +
                            (advance ? number(advance->from.sql()) + ", " + number(advance->to.sql())
                                     : std::string("NULL, NULL")) +
                            ")";

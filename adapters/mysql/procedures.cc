@@ -53,7 +53,7 @@ std::vector<Procedure> procedures(const ServerInfo& server, bool keep_history) {
       "sql/mysql/" + mode + "relstore_finish.sql",
       "sql/mysql/relstore_json_mirror_write.sql",
       "sql/mysql/relstore_json_mirror_rows.sql",
-      "sql/mysql/" + mode + "relstore_json_mirror_apply.sql",
+      "sql/mysql/" + mode + "relstore_json_mirror_apply_batch.sql",
   };
   std::vector<Procedure> out;
   for (const std::string& file : files) {

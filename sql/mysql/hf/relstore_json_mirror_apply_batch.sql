@@ -6,8 +6,10 @@
 -- while the batch goes in; the share lock on the mode keeps the mode as read. Then
 -- last_tid moves from p_mirrored_from up to p_mirrored_to when given, and only if it is
 -- still p_mirrored_from: a rebuild or zap that reset it meanwhile wins (mirror::Advance).
-CREATE PROCEDURE relstore_json_mirror_apply(IN p_mirrored_from BIGINT,
-                                            IN p_mirrored_to BIGINT)
+-- (Named apart from relstore_json_mirror_apply, its one-argument predecessor, which
+-- MySQL cannot overload: followers of older relstore versions keep working with theirs.)
+CREATE PROCEDURE relstore_json_mirror_apply_batch(IN p_mirrored_from BIGINT,
+                                                  IN p_mirrored_to BIGINT)
   COMMENT '{CHECKSUM}'
   SQL SECURITY INVOKER
 BEGIN
@@ -20,15 +22,12 @@ BEGIN
   END IF;
   DELETE FROM temp_json
     WHERE (state IS NOT NULL OR message IS NOT NULL)
-      AND NOT EXISTS (SELECT 1 FROM current_object c
-                      JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
-                      WHERE c.zoid = temp_json.zoid AND c.tid = temp_json.tid
-                        AND o.state IS NOT NULL);
+      AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.zoid = temp_json.zoid
+                      AND o.tid = temp_json.tid AND o.state IS NOT NULL);
   DELETE FROM temp_json
     WHERE state IS NULL AND message IS NULL
-      AND EXISTS (SELECT 1 FROM current_object c
-                  JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
-                  WHERE c.zoid = temp_json.zoid AND o.state IS NOT NULL);
+      AND EXISTS (SELECT 1 FROM object_state o
+                  WHERE o.zoid = temp_json.zoid AND o.state IS NOT NULL);
   CALL relstore_json_mirror_write(NULL);
   IF p_mirrored_to IS NOT NULL THEN
     UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, p_mirrored_to)
