@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts or stops throwaway PostgreSQL 15 and MariaDB servers for the test suites, on
-# 127.0.0.1 and free ports, with data in a temporary directory (see docs/testing.md).
+# 127.0.0.1 and free ports, with data in a temporary directory (README.md, "Building and testing by hand").
 #
 #   scripts/db-servers.sh start [postgresql] [mysql]   # default: both
 #   scripts/db-servers.sh stop
