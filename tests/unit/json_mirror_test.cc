@@ -108,6 +108,22 @@ class JsonMirror : public ::testing::TestWithParam<Backend> {
     }
   }
 
+  // The database's adapter, to play a mirror writer step by step.
+  std::unique_ptr<backend::Adapter> adapter() const {
+    StorageOptions options = StorageUri::parse(uri_).options();
+    options.create = false;
+    return backend::open_adapter(StorageUri::parse(uri_), options);
+  }
+  // What a follower would write for `changes`.
+  static mirror::Batch decoded(backend::Adapter& db, const backend::MirrorChanges& changes) {
+    RecordDecoder decoder;
+    mirror::Batch work;
+    for (const auto& [oid, row] : changes.states) {
+      mirror::add_state(oid, row.tid, row.state, decoder, db.mirror_decode_options(), work);
+    }
+    return work;
+  }
+
   TempDir d_;
   std::string uri_;
 };
@@ -185,17 +201,11 @@ TEST_P(JsonMirror, ABatchStartedBeforeARebuildDoesNotMoveItsProgress) {
     auto st = open_storage(uri_);
     random_work(*st, 10);
   }
-  StorageOptions options = StorageUri::parse(uri_).options();
-  options.create = false;
-  auto db = backend::open_adapter(StorageUri::parse(uri_), options);
+  auto db = adapter();
   const Tid last = db->mirror_state().last_tid;
   const backend::MirrorChanges changes = db->mirror_changes(last, 100000);
   ASSERT_FALSE(changes.states.empty());
-  RecordDecoder decoder;
-  mirror::Batch work;
-  for (const auto& [oid, row] : changes.states) {
-    mirror::add_state(oid, row.tid, row.state, decoder, db->mirror_decode_options(), work);
-  }
+  const mirror::Batch work = decoded(*db, changes);
   db->mirror_clear();  // a rebuild starts here
   db->mirror_apply(work, mirror::Advance{last, changes.database_tid});
   EXPECT_TRUE(db->mirror_state().last_tid.is_zero());
@@ -210,16 +220,10 @@ TEST_P(JsonMirror, ABatchStartedBeforeARebuildDoesNotMoveItsProgress) {
 // the progress at the newest TID under the commit lock once everything is mirrored.
 TEST_P(JsonMirror, SettlingMovesTheProgressPastCommitsThatMirroredThemselves) {
   mirror_test::query(uri_, "UPDATE relstore_json_mirror SET mode = 'in-commit' WHERE id = 0");
-  StorageOptions options = StorageUri::parse(uri_).options();
-  options.create = false;
-  auto db = backend::open_adapter(StorageUri::parse(uri_), options);
+  auto db = adapter();
   const Tid last = db->mirror_state().last_tid;
   const backend::MirrorChanges changes = db->mirror_changes(last, 100000);
-  RecordDecoder decoder;
-  mirror::Batch work;
-  for (const auto& [oid, row] : changes.states) {
-    mirror::add_state(oid, row.tid, row.state, decoder, db->mirror_decode_options(), work);
-  }
+  const mirror::Batch work = decoded(*db, changes);
   auto st = open_storage(uri_);
   random_work(*st, 2);  // in-commit: these commits write their own rows
   db->mirror_apply(work, mirror::Advance{last, changes.database_tid});
