@@ -108,6 +108,18 @@ class JsonMirror : public ::testing::TestWithParam<Backend> {
     }
   }
 
+  // Nothing pending, the progress at the newest TID, and the rows a rebuild writes.
+  void expect_complete_and_equal_to_a_rebuild() {
+    const MirrorStatus s = mirror_status(uri_);
+    EXPECT_EQ(s.pending, 0u);
+    EXPECT_EQ(s.mirrored_tid, s.database_tid);
+    const auto rows = rows_of(uri_);
+    const auto errors = rows_of(uri_, "object_json_error");
+    mirror_rebuild(uri_);
+    EXPECT_EQ(rows_of(uri_), rows);
+    EXPECT_EQ(rows_of(uri_, "object_json_error"), errors);
+  }
+
   // The database's adapter, to play a mirror writer step by step.
   std::unique_ptr<backend::Adapter> adapter() const {
     StorageOptions options = StorageUri::parse(uri_).options();
@@ -182,12 +194,7 @@ TEST_P(JsonMirror, InCommitRowsDoNotHideStatesTheMirrorNeverSaw) {
   FollowOptions once;
   once.once = true;
   mirror_follow(uri_, once);
-  s = mirror_status(uri_);
-  EXPECT_EQ(s.pending, 0u);
-  EXPECT_EQ(s.mirrored_tid, s.database_tid);
-  const auto caught_up = rows_of(uri_);
-  mirror_rebuild(uri_);
-  EXPECT_EQ(rows_of(uri_), caught_up);
+  expect_complete_and_equal_to_a_rebuild();
 }
 
 // A follow batch that read the progress before a rebuild (or zap) reset it does not move
@@ -230,12 +237,7 @@ TEST_P(JsonMirror, SettlingMovesTheProgressPastCommitsThatMirroredThemselves) {
   random_work(*st, 2);
   EXPECT_GT(mirror_status(uri_).pending, 0u) << "the progress stays below the first commits";
   db->mirror_settle();
-  const MirrorStatus s = mirror_status(uri_);
-  EXPECT_EQ(s.pending, 0u);
-  EXPECT_EQ(s.mirrored_tid, s.database_tid);
-  const auto settled = rows_of(uri_);
-  mirror_rebuild(uri_);
-  EXPECT_EQ(rows_of(uri_), settled);
+  expect_complete_and_equal_to_a_rebuild();
 }
 
 // The error entry of an undecodable object goes with the object.
