@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "backend/registry.h"
+#include "paths.h"
 #include "relstore/blob_dir.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
@@ -27,6 +28,10 @@ std::unique_ptr<Storage> open_source(const StorageUri& uri) {
 // What the database at `uri` says it is (StorageInfo::identity), from a read-only handle;
 // empty when there is none to open (it cannot be the source, which exists).
 std::string existing_identity(const StorageUri& uri) {
+  // Files and directories are named by their path: no need to open them (opening a large
+  // Data.fs reads all of it to build its index).
+  if (uri.scheme == Scheme::file) return "file " + canonical_path(uri.database);
+  if (uri.scheme == Scheme::sqlite) return "sqlite " + canonical_path(uri.database);
   try {
     return open_source(uri)->identity();
   } catch (const StorageError&) {
