@@ -257,18 +257,21 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
     // Deletions are rare in a load: statements of their own, a few thousand oids each.
     constexpr size_t kPerStatement = 2000;
     for (size_t i = 0; i < gone.size(); i += kPerStatement) {
-      std::string sql = "DELETE FROM object_state WHERE zoid IN (";
+      std::string oids;
       for (size_t j = i; j < std::min(gone.size(), i + kPerStatement); ++j) {
-        if (j != i) sql += ',';
-        sql += std::to_string(gone[j]);
+        if (j != i) oids += ',';
+        oids += std::to_string(gone[j]);
       }
-      conn_->exec(sql + ")", Context::other, "deleting objects absent from the source");
-    }
-    if (!gone.empty() && settings_.has_deletion_mark) {
-      // Polls cannot list removed rows (backend/deletion_mark.h).
-      conn_->exec("UPDATE relstore_hf_deletion SET tid = " + std::to_string(gone_tid.sql()) +
-                      " WHERE id = 0",
-                  Context::other, "recording the deletions");
+      if (settings_.has_deletion_mark) {
+        // Polls cannot list removed rows (backend/deletion_mark.h): recorded when rows of
+        // these objects exist, before they go.
+        conn_->exec("UPDATE relstore_hf_deletion SET tid = " + std::to_string(gone_tid.sql()) +
+                        " WHERE id = 0 AND EXISTS (SELECT 1 FROM object_state WHERE zoid IN (" +
+                        oids + "))",
+                    Context::other, "recording the deletions");
+      }
+      conn_->exec("DELETE FROM object_state WHERE zoid IN (" + oids + ")", Context::other,
+                  "deleting objects absent from the source");
     }
     upload(*conn_, settings_,
            std::string_view("REPLACE INTO object_state (zoid, tid, state_size, state) VALUES "),

@@ -57,10 +57,12 @@ constexpr const char* kMoveHp =
     "INSERT INTO current_object (zoid, tid) SELECT zoid, tid FROM relstore_bulk_hp "
     "WHERE is_current ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid";
 
+// Run before the move: only absent records whose object has a row remove one.
 constexpr const char* kMarkBulkDeletions =
-    "UPDATE relstore_hf_deletion SET tid = (SELECT MAX(tid) FROM relstore_bulk_hf "
-    "WHERE state IS NULL) WHERE id = 0 AND EXISTS (SELECT 1 FROM relstore_bulk_hf "
-    "WHERE state IS NULL)";
+    "WITH gone AS (SELECT b.tid FROM relstore_bulk_hf b WHERE b.state IS NULL "
+    "AND EXISTS (SELECT 1 FROM object_state o WHERE o.zoid = b.zoid)) "
+    "UPDATE relstore_hf_deletion SET tid = (SELECT MAX(tid) FROM gone) "
+    "WHERE id = 0 AND EXISTS (SELECT 1 FROM gone)";
 
 // Runs `body` (statements that may include COPY … FROM STDIN, served in order by `rows`)
 // in one transaction with the OID allocator moved past `highest`: one message.
@@ -131,10 +133,10 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
   }
   if (!others.empty()) {
     body += std::string("TRUNCATE relstore_bulk_hf; ") +
-            "COPY relstore_bulk_hf (zoid, tid, state) FROM STDIN (FORMAT binary); " + kMoveHf +
-            "; ";
+            "COPY relstore_bulk_hf (zoid, tid, state) FROM STDIN (FORMAT binary); ";
     // Polls cannot list removed rows (backend/deletion_mark.h).
     if (mark_deletions_) body += std::string(kMarkBulkDeletions) + "; ";
+    body += std::string(kMoveHf) + "; ";
   }
   int copies = 0;
   const CopyProducer rows = [&](CopyWriter& w) {
