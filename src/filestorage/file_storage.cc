@@ -339,7 +339,9 @@ void FileStorage::zap_all() {
   try {
     std::unique_lock lock(mu_);
     check_open();
-    file_->truncate(kMagicSize);
+    // A new file rather than a truncation: iterators and instances still reading the old
+    // one map its bytes, and would fault on a file cut short under them.
+    file_->replace_with(magic_);
     map_ = FileMap::map(file_->fd(), path_, kMagicSize);
     index_.clear();
     end_ = kMagicSize;

@@ -70,6 +70,15 @@ int take_lock(const std::string& path) {
   return fd;
 }
 
+// Makes a rename in the file's directory durable.
+void sync_directory_of(const std::string& path) {
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the data itself is synced
+  fsync(fd);
+  ::close(fd);
+}
+
 }  // namespace
 
 std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool create) {
@@ -148,6 +157,33 @@ void AppendFile::append(uint64_t pos, std::string_view bytes, bool sync_now) {
     if (ftruncate(fd_, static_cast<off_t>(pos)) == 0) fsync(fd_);
     throw;
   }
+}
+
+void AppendFile::replace_with(std::string_view content) {
+  // Written beside the file, synced, then renamed over it: a crash leaves the old file or
+  // the new one, and readers that map the old file keep its bytes (its inode lives on
+  // until they unmap it) instead of faulting on a file truncated under them.
+  const std::string tmp = path_ + ".zap.tmp";
+  const int fd = ::open(tmp.c_str(), O_RDWR | O_CLOEXEC | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) fail_errno("cannot create", tmp);
+  if (::write(fd, content.data(), content.size()) != static_cast<ssize_t>(content.size()) ||
+      fsync(fd) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = err;
+    fail_errno("cannot write", tmp);
+  }
+  if (::rename(tmp.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    errno = err;
+    fail_errno("cannot replace", path_);
+  }
+  sync_directory_of(path_);
+  ::close(fd_);
+  fd_ = fd;
 }
 
 void AppendFile::truncate(uint64_t new_size) {

@@ -37,6 +37,9 @@ class AppendFile {
   // a half-written transaction never stays in the file.
   void append(uint64_t pos, std::string_view bytes, bool sync);
   void truncate(uint64_t size);
+  // Makes the file `content` alone (zap_all), by writing a new file and renaming it over
+  // this one; the lock is kept.
+  void replace_with(std::string_view content);
   void sync();
 
  private:

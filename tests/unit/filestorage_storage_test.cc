@@ -438,6 +438,45 @@ TEST(FileStorageStorage, AnEmptyResolvedRecordIsRefusedAtVote) {
   EXPECT_EQ(reopened->new_instance()->load(Oid(1)).data, "two");
 }
 
+// zap_all (convert --clear) while an iterator of this process still reads the file: the
+// iterator goes on over the old content. The file was truncated under its mapping, and the
+// next read past the new end faulted (SIGBUS).
+TEST(FileStorageStorage, ZapAllLeavesAnOpenIteratorReadingTheOldFile) {
+  TempDir dir;
+  const std::string path = dir.sub("Data.fs");
+  auto s = open_file_storage(path, writable());
+  auto inst = s->new_instance();
+  for (uint64_t oid = 1; oid <= 3; ++oid) {
+    TransactionMetaData txn;
+    inst->tpc_begin(txn, std::nullopt, ' ');
+    inst->store(Oid(oid), std::nullopt, std::string(100000, static_cast<char>('a' + oid)), txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn, {});
+  }
+  auto it = inst->iterator();
+  TransactionRecord t;
+  ASSERT_TRUE(it->next(t));
+  s->zap_all();
+  int seen = 1;
+  while (it->next(t)) {
+    ASSERT_EQ(t.records.size(), 1u);
+    EXPECT_EQ(t.records[0].data->size(), 100000u);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 3);
+  EXPECT_EQ(s->len(), 0u);
+  TransactionMetaData txn;
+  inst->tpc_begin(txn, std::nullopt, ' ');
+  inst->store(Oid(9), std::nullopt, "after the zap", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn, {});
+  s->close();
+  auto reopened = open_file_storage(path, writable());
+  EXPECT_EQ(reopened->len(), 1u);
+  EXPECT_EQ(reopened->new_instance()->load(Oid(9)).data, "after the zap");
+  EXPECT_FALSE(std::filesystem::exists(path + ".zap.tmp"));
+}
+
 TEST(FileStorageStorage, OpenStorageReadsFileUrisReadOnlyUnlessAskedToWrite) {
   TempDir dir;
   const std::string path = semantics_file(dir);
