@@ -39,7 +39,8 @@ BTreeKind classify_btree(std::string_view dotted) {
   const size_t dot = dotted.rfind('.');
   const std::string_view module = dotted.substr(kPackage.size(), dot - kPackage.size());
   std::string_view name = dotted.substr(dot + 1);
-  // Modules are BTrees.<prefix>BTree (OOBTree, IOBTree, fsBTree, …); classes are either the
+  // Modules are BTrees.<prefix>BTree (OOBTree, IOBTree, fsBTree, …, or ZODB 3's
+  // BTrees._<prefix>BTree); classes are either the
   // prefixed names or the module's unprefixed aliases (Bucket, Set, BTree, TreeSet). The
   // pure-Python implementations add a "Py" suffix.
   constexpr std::string_view kModuleSuffix = "BTree";
@@ -47,7 +48,9 @@ BTreeKind classify_btree(std::string_view dotted) {
       module.substr(module.size() - kModuleSuffix.size()) != kModuleSuffix) {
     return BTreeKind::kNone;
   }
-  const std::string_view prefix = module.substr(0, module.size() - kModuleSuffix.size());
+  std::string_view prefix = module.substr(0, module.size() - kModuleSuffix.size());
+  // ZODB 3 named the C modules themselves: BTrees._OOBTree.OOBTree, BTrees._IOBTree.IOBucket.
+  if (prefix.size() > 1 && prefix.front() == '_') prefix.remove_prefix(1);
   if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
   if (name.size() > 2 && name.substr(name.size() - 2) == "Py") name.remove_suffix(2);
   if (name == "Bucket") return BTreeKind::kBucket;

@@ -341,6 +341,17 @@ TEST(PickleMapping, BTreesBucketAndTree) {
             R"J("::first":{"::":"persistent","id":[3,"BTrees.LOBTree.LOBucket"],"::=>":3}})J");
 }
 
+// ZODB 3 named the C modules in class names: BTrees._OOBTree.OOBTree, BTrees._IOBTree.IOBucket.
+TEST(PickleMapping, BTreesUnderZodb3ModuleNames) {
+  const std::string bucket_state = tuple_of({integer(1), str("one"), integer(2), str("two")});
+  DecodedRecord r = decode_record(record(bucket_state + tuple1(), "BTrees._IOBTree", "IOBucket"));
+  EXPECT_EQ(r.json, R"J({"::items":{"1":"one","2":"two"}})J");
+  r = decode_record(
+      record(bucket_state + tuple1() + tuple1() + tuple1(), "BTrees._IOBTree", "IOBTree"));
+  EXPECT_EQ(r.json, R"J({"::items":{"1":"one","2":"two"}})J");
+  EXPECT_EQ(r.class_name, "BTrees._IOBTree.IOBTree");
+}
+
 TEST(PickleMapping, BTreesSets) {
   DecodedRecord r =
       decode_record(record(tuple_of({str("a"), str("b")}) + tuple1(), "BTrees.OOBTree", "OOSet"));
