@@ -45,7 +45,7 @@ void Emitter::persistent(NodeId id, unsigned depth) {
   }
   if (p.kind == Kind::kList) {
     // ['w', (oid[, db])], ['m', (db, oid, class)], ['n', (db, oid)]; also accepted with the
-    // arguments spread out in the list itself.
+    // arguments spread out in the list itself; and [oid], an old weak reference.
     NodeId e[5];
     size_t count = 0;
     t_.for_each(p.a, [&](NodeId x) {
@@ -63,7 +63,11 @@ void Emitter::persistent(NodeId id, unsigned depth) {
       kind = tag->u.p[0];
     }
     NodeId oid = kNoNode, db = kNoNode;
-    if (kind == 'w' && nrest >= 1 && nrest <= 2) {
+    if (count == 1 && is_oid_bytes(t_[e[0]])) {
+      // [oid]: the weak reference of old ZODB versions (ZODB's loader still reads it so).
+      kind = 'w';
+      oid = e[0];
+    } else if (kind == 'w' && nrest >= 1 && nrest <= 2) {
       oid = rest[0];
       if (nrest == 2) db = rest[1];
     } else if ((kind == 'm' && (nrest == 2 || nrest == 3)) || (kind == 'n' && nrest == 2)) {

@@ -256,6 +256,10 @@ TEST(PickleMapping, WeakAndCrossDatabaseReferences) {
   EXPECT_TRUE(r.refs.empty());
   EXPECT_TRUE(
       scan_references(record(list_of({str("w"), oid(5) + tuple1()}) + binpersid())).empty());
+  // [oid]: how old ZODB versions wrote a weak reference.
+  const DecodedRecord old = decode_record(record(list_of({oid(8)}) + binpersid()));
+  EXPECT_EQ(old.json, R"J({"::":"persistent","kind":"w","::=>":8})J");
+  EXPECT_TRUE(old.refs.empty());
 }
 
 TEST(PickleMapping, OtherInstances) {
