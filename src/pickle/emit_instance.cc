@@ -30,6 +30,10 @@ bool utf8_to_latin1(std::string_view s, std::string& out) {
   return true;
 }
 
+// The encoding argument of bytes(text, encoding) and friends: a str, or in Python 2
+// pickles (bytearray(u'…', 'latin-1')) a byte string.
+bool is_encoding_name(const Node& n) { return n.kind == Kind::kStr || n.kind == Kind::kPy2Str; }
+
 }  // namespace
 
 Known Emitter::known(NodeId callable) const {
@@ -77,7 +81,7 @@ bool Emitter::bytes_of(NodeId id, std::string_view& out) {
   const NodeId* args;
   size_t nargs;
   if (known(in.cls) != Known::kCodecsEncode || !tuple_items(in.args, args, nargs) || nargs != 2 ||
-      t_[args[0]].kind != Kind::kStr || t_[args[1]].kind != Kind::kStr ||
+      t_[args[0]].kind != Kind::kStr || !is_encoding_name(t_[args[1]]) ||
       !is_latin1_name(t_[args[1]].text())) {
     return false;
   }
@@ -160,7 +164,7 @@ bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs
       }
       if (k == Known::kCodecsEncode || nargs == 2) {
         // bytes(str, "latin-1") is spelled like _codecs.encode(str, "latin1").
-        if (nargs != 2 || t_[args[0]].kind != Kind::kStr || t_[args[1]].kind != Kind::kStr ||
+        if (nargs != 2 || t_[args[0]].kind != Kind::kStr || !is_encoding_name(t_[args[1]]) ||
             !is_latin1_name(t_[args[1]].text()) || !utf8_to_latin1(t_[args[0]].text(), s_.latin1)) {
           return false;
         }

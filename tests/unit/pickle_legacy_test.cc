@@ -152,6 +152,19 @@ TEST(PickleLegacy, Python2Datetime) {
             R"J("2000-01-02T03:04:05.000001")J");
 }
 
+// Python 2 pickles a bytearray as bytearray(u'…', 'latin-1'), the encoding a byte string.
+TEST(PickleLegacy, Python2Bytearray) {
+  const std::string state =
+      "\x80\x02"
+      "c__builtin__\nbytearray\nX\x04\x00\x00\x00"
+      "ab\xc3\xbfU\x07latin-1\x86R."s;
+  EXPECT_EQ(decode_record("\x80\x02"
+                          "cmyapp\nItem\n."s +
+                          state)
+                .json,
+            R"J({"::":"hex","hex":"6162ff"})J");
+}
+
 TEST(PickleLegacy, Python3Protocol2BytesViaCodecs) {
   // Python 3 writes bytes in protocol 2 as _codecs.encode(text, 'latin1').
   const std::string payload = "X\x0b\x00\x00\x00\x07\xc3\xa8\x04\x09\x03\x27\x00\x00\x00\x00"s;
