@@ -103,12 +103,25 @@ void Emitter::instance(NodeId id, unsigned depth) {
     nargs = 1;
   }
   Known k = known(cls);
+  NodeId base_state = kNoNode;
   // copyreg's helpers name the real class in their arguments.
   if (k == Known::kReconstructor && nargs == 3) {  // (cls, base, base_state)
     cls = args[0];
-    const bool none = t_[args[2]].kind == Kind::kNone;
-    args = none ? nullptr : args + 2;
-    nargs = none ? 0 : 1;
+    std::string_view module, name;
+    const Kind state_kind = t_[args[2]].kind;
+    const bool builtin_base =
+        dotted_name(args[1], module, name) && (module == "builtins" || module == "__builtin__");
+    if (builtin_base && ((name == "dict" && state_kind == Kind::kDict) ||
+                         (name == "list" && state_kind == Kind::kList))) {
+      // A dict or list subclass: its items are the instance's own, as in protocol 2+.
+      base_state = args[2];
+      args = nullptr;
+      nargs = 0;
+    } else {
+      const bool none = state_kind == Kind::kNone;
+      args = none ? nullptr : args + 2;
+      nargs = none ? 0 : 1;
+    }
     k = known(cls);
   } else if (k == Known::kNewObjFunc && nargs >= 1) {  // (cls, *args)
     cls = args[0];
@@ -124,8 +137,11 @@ void Emitter::instance(NodeId id, unsigned depth) {
   }
   const bool plain = in.state_head == kNoSeg && in.items == ItemKind::kNone &&
                      !(node.flags & kHasId) && kwargs == kNoNode;
-  if (plain && k != Known::kOther && special_instance(id, k, args, nargs, depth)) return;
-  generic_instance(id, cls, k, args, nargs, kwargs, depth);
+  if (plain && base_state == kNoNode && k != Known::kOther &&
+      special_instance(id, k, args, nargs, depth)) {
+    return;
+  }
+  generic_instance(id, cls, k, args, nargs, kwargs, depth, base_state);
 }
 
 bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs, unsigned depth) {
@@ -181,7 +197,7 @@ bool Emitter::special_instance(NodeId, Known k, const NodeId* args, size_t nargs
 }
 
 void Emitter::generic_instance(NodeId id, NodeId cls, Known k, const NodeId* args, size_t nargs,
-                               NodeId kwargs, unsigned depth) {
+                               NodeId kwargs, unsigned depth, NodeId base_state) {
   const Node& node = t_[id];
   const Instance& in = t_.instances[node.a];
   std::string_view module, name;
@@ -244,6 +260,23 @@ void Emitter::generic_instance(NodeId id, NodeId cls, Known k, const NodeId* arg
       value(st, depth + 1);
     }
   });
+  if (base_state != kNoNode && t_[base_state].kind == Kind::kList) {
+    out_.put(",\"value\":");
+    value(base_state, depth + 1);
+  } else if (base_state != kNoNode) {
+    if (mergeable(base_state)) {
+      merge(base_state);
+    } else {  // keys that are no JSON keys: a list of pairs, as for SETITEMS below
+      out_.put(",\"items\":[");
+      bool any = false;
+      for (uint32_t s = t_[base_state].a; s != kNoSeg; s = t_.segs[s].next) {
+        if (any) out_.put(',');
+        any = true;
+        pair_list(&t_.slots[t_.segs[s].start], t_.segs[s].count, depth);
+      }
+      out_.put(']');
+    }
+  }
   if (in.items == ItemKind::kPairs) {
     bool stringable = true;
     for (uint32_t s = in.item_head; s != kNoSeg && stringable; s = t_.segs[s].next) {

@@ -67,8 +67,10 @@ class Emitter {
   // emit_instance.cc
   void instance(NodeId id, unsigned depth);
   bool special_instance(NodeId id, Known k, const NodeId* args, size_t nargs, unsigned depth);
+  // `base_state`: the dict or list a copyreg._reconstructor(cls, dict|list, state) gives
+  // the instance (protocols 0 and 1 pickle dict and list subclasses so).
   void generic_instance(NodeId id, NodeId cls, Known k, const NodeId* args, size_t nargs,
-                        NodeId kwargs, unsigned depth);
+                        NodeId kwargs, unsigned depth, NodeId base_state = kNoNode);
   bool datetime_like(Known k, const NodeId* args, size_t nargs, unsigned depth);
   bool tz_offset(NodeId tz, int64_t& micro) const;
   bool decimal(const NodeId* args, size_t nargs);

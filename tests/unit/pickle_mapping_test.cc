@@ -289,6 +289,17 @@ TEST(PickleMapping, DictAndListSubclassInstances) {
             R"J({"::":"collections.OrderedDict","x":1,"y":2})J");
   EXPECT_EQ(state(global("app", "Tags") + ")" + newobj() + mark() + str("a") + str("b") + "e"),
             R"J({"::":"app.Tags","value":["a","b"]})J");
+  // Protocols 0 and 1: copy_reg._reconstructor(cls, dict|list, items), then the attributes.
+  EXPECT_EQ(state(global("copy_reg", "_reconstructor") +
+                  tuple_of({global("mymod", "D"), global("__builtin__", "dict"),
+                            dict_of({str("a"), integer(1)})}) +
+                  reduce() + dict_of({str("x"), integer(5)}) + build()),
+            R"J({"::":"mymod.D","x":5,"a":1})J");
+  EXPECT_EQ(state(global("copy_reg", "_reconstructor") +
+                  tuple_of({global("mymod", "L"), global("__builtin__", "list"),
+                            list_of({integer(1), integer(2)})}) +
+                  reduce() + dict_of({str("y"), integer(6)}) + build()),
+            R"J({"::":"mymod.L","y":6,"value":[1,2]})J");
 }
 
 TEST(PickleMapping, GlobalAsAValue) {
