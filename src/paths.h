@@ -14,4 +14,9 @@ inline std::string canonical_path(const std::string& path) {
   return ec ? path : p.string();
 }
 
+// Storage::identity of a database that is a file or directory: the scheme and the path.
+inline std::string path_identity(const std::string& scheme, const std::string& path) {
+  return scheme + " " + canonical_path(path);
+}
+
 }  // namespace relstore

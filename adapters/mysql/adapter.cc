@@ -161,18 +161,13 @@ StorageInfo MysqlAdapter::info() {
   sql += kStateBytes;
   sql += "; ";
   sql += q.last_tid;
-  sql += "; ";
-  sql += kIdentity;
   sql += "; COMMIT";
   int64_t figures[4] = {0, 0, 0, 0};
   int i = 0;
   conn->batch(
-      sql, 7,
+      sql, 6,
       [&](Rows& r) {
-        if (r.next() && !r.is_null(0)) {
-          if (i < 4) figures[i] = r.int64(0);
-          if (i == 4) out.identity = r.bytes(0);
-        }
+        if (r.next() && !r.is_null(0) && i < 4) figures[i] = r.int64(0);
         ++i;
       },
       Context::read);

@@ -115,11 +115,10 @@ StorageInfo PostgresqlAdapter::info() {
   auto conn = open_conn(loc_, Role::admin, this);
   const Queries& q = queries(loc_.keep_history);
   // One snapshot for all the figures, in one round trip.
-  const auto r =
-      conn->simple(std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") +
-                       q.count_objects + "; " + q.count_transactions + "; " + kStateBytes + "; " +
-                       q.last_tid.sql + "; " + kIdentity + "; COMMIT",
-                   Context::read);
+  const auto r = conn->simple(std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") +
+                                  q.count_objects + "; " + q.count_transactions + "; " +
+                                  kStateBytes + "; " + q.last_tid.sql + "; COMMIT",
+                              Context::read);
   StorageInfo out;
   out.backend = "postgresql";
   out.keep_history = loc_.keep_history;
@@ -127,7 +126,6 @@ StorageInfo PostgresqlAdapter::info() {
   out.transactions = static_cast<uint64_t>(r[2].int64(0, 0));
   out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
   out.last_tid = Tid::from_sql(r[4].int64(0, 0));
-  out.identity = r[5].bytes(0, 0);
   out.schema_version = schema_version(*conn);
   return out;
 }

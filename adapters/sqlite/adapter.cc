@@ -98,11 +98,10 @@ StorageInfo SqliteAdapter::info() {
   out.last_tid = Tid::from_sql(db->query_int(q.last_tid));
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
-  out.identity = "sqlite " + canonical_path(loc_.dir);
   return out;
 }
 
-std::string SqliteAdapter::identity() { return "sqlite " + canonical_path(loc_.dir); }
+std::string SqliteAdapter::identity() { return path_identity("sqlite", loc_.dir); }
 
 void SqliteAdapter::zap_all() {
   if (loc_.read_only) throw ReadOnlyError();

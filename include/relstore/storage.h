@@ -163,10 +163,6 @@ struct StorageInfo {
   uint64_t size_bytes = 0;  // bytes of object state
   Tid last_tid;
   std::string schema_version;
-  // What names the database itself, however it was reached: the canonical path of a file
-  // or directory, or the server's identity with the database's name. Two handles on one
-  // database report the same text (convert refuses to copy a database onto itself).
-  std::string identity;
 };
 
 // Counters an adapter keeps about its server traffic.
@@ -198,8 +194,10 @@ class Storage {
   // Bytes of stored state.
   virtual uint64_t size() = 0;
   virtual StorageInfo info() = 0;
-  // StorageInfo::identity without the counts info() computes (which scan tables).
-  virtual std::string identity() { return info().identity; }
+  // What names the database itself, however it was reached: the canonical path of a file
+  // or directory, or the server's identity with the database's name. Two handles on one
+  // database report the same text (convert refuses to copy a database onto itself).
+  virtual std::string identity() = 0;
   virtual StorageStats stats() const = 0;
   // Removes every object and transaction and resets the OID allocator (convert --clear).
   virtual void zap_all() = 0;

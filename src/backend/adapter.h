@@ -183,8 +183,8 @@ class Adapter {
   virtual std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                              std::optional<Tid> stop) = 0;
   virtual StorageInfo info() = 0;
-  // StorageInfo::identity alone.
-  virtual std::string identity() { return info().identity; }
+  // Storage::identity.
+  virtual std::string identity() = 0;
   // Removes every object and transaction and resets the OID allocator, holding the
   // bulk-load lock (wait_for_bulk_loads) while it does.
   virtual void zap_all() = 0;

@@ -30,8 +30,9 @@ std::unique_ptr<Storage> open_source(const StorageUri& uri) {
 std::string existing_identity(const StorageUri& uri) {
   // Files and directories are named by their path: no need to open them (opening a large
   // Data.fs reads all of it to build its index).
-  if (uri.scheme == Scheme::file) return "file " + canonical_path(uri.database);
-  if (uri.scheme == Scheme::sqlite) return "sqlite " + canonical_path(uri.database);
+  if (uri.scheme == Scheme::file || uri.scheme == Scheme::sqlite) {
+    return path_identity(scheme_name(uri.scheme), uri.database);
+  }
   try {
     return open_source(uri)->identity();
   } catch (const StorageError&) {

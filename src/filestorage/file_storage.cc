@@ -4,7 +4,6 @@
 
 #include "filestorage/file_instance.h"
 #include "filestorage/iterators.h"
-#include "paths.h"
 #include "relstore/timestamp.h"
 
 namespace relstore::fs {
@@ -122,7 +121,6 @@ StorageInfo FileStorage::info() {
   i.size_bytes = end_;
   i.last_tid = last_tid_;
   i.schema_version = magic_;
-  i.identity = "file " + canonical_path(path_);
   return i;
 }
 

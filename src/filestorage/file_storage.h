@@ -17,6 +17,7 @@
 #include "filestorage/oid_index.h"
 #include "filestorage/scanner.h"
 #include "filestorage/writer.h"
+#include "paths.h"
 #include "relstore/filestorage.h"
 
 namespace relstore::fs {
@@ -37,6 +38,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
 
   std::string name() const override { return path_; }
   std::string sort_key() const override { return path_; }
+  std::string identity() override { return path_identity("file", path_); }
   bool is_read_only() const override { return file_ == nullptr; }
   bool keep_history() const override { return true; }
   uint64_t len() override;

@@ -54,6 +54,7 @@ class FileStorageHandle : public Storage {
   }
   std::string name() const override { return impl_->name(); }
   std::string sort_key() const override { return impl_->sort_key(); }
+  std::string identity() override { return impl_->identity(); }
   bool is_read_only() const override { return read_only_ || impl_->is_read_only(); }
   bool keep_history() const override { return impl_->keep_history(); }
   uint64_t len() override { return impl_->len(); }
