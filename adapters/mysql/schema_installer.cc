@@ -6,6 +6,7 @@
 #include <set>
 
 #include "adapters/mysql/procedures.h"
+#include "backend/deletion_mark.h"
 #include "embedded_sql.h"
 #include "relstore/errors.h"
 #include "schema/migrations.h"
@@ -245,7 +246,8 @@ void install_schema(Settings& settings, const StorageOptions& options) {
     }
   }
   settings.keep_history = keep_history;
-  settings.has_deletion_mark = !keep_history && table_names(*conn).count("relstore_hf_deletion");
+  settings.has_deletion_mark =
+      !keep_history && table_names(*conn).count(backend::kDeletionMarkTable);
 }
 
 std::vector<int> applied_versions(Connection& conn) {

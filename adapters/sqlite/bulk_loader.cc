@@ -4,6 +4,7 @@
 
 #include "adapters/sqlite/oid_allocator.h"
 #include "adapters/sqlite/queries.h"
+#include "backend/deletion_mark.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -66,7 +67,7 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
   Stmt& upsert = db_->prepared(kUpsertCurrent);
   Stmt& drop_blobs = db_->prepared(kDropBlobs);
   Stmt& remove = db_->prepared(kDeleteCurrent);
-  const bool mark_deletions = has_deletion_mark(*db_);
+  const bool mark_deletions = db_->has_table(backend::kDeletionMarkTable);
   in_transaction([&] {
     Tid deleted;  // the newest TID of a removed row, for polls (backend/deletion_mark.h)
     for (const auto& r : records) {

@@ -105,6 +105,13 @@ int64_t Db::query_int(std::string_view sql, int64_t if_null) {
   return s.int64(0);
 }
 
+bool Db::has_table(std::string_view name) {
+  Stmt& s = prepared("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  StmtScope scope(s);
+  s.bind_text(1, name);
+  return s.step();
+}
+
 namespace {
 
 // SQLite's default busy handler sleeps in steps of up to 100 ms, which turns a short wait

@@ -68,6 +68,8 @@ class Db {
   Stmt& prepared(std::string_view sql);
   // Runs a query returning one integer (NULL as `if_null`).
   int64_t query_int(std::string_view sql, int64_t if_null = 0);
+  // Whether the main database has a table of that name (tables a migration adds).
+  bool has_table(std::string_view name);
   void set_busy_timeout(double seconds);
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
   // Rows the last INSERT, UPDATE or DELETE changed.

@@ -5,8 +5,6 @@
 namespace relstore::sqlite::json_mirror {
 namespace {
 
-constexpr const char* kHasTable =
-    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'relstore_json_mirror'";
 constexpr const char* kMode = "SELECT mode FROM relstore_json_mirror WHERE id = 0";
 constexpr const char* kUpsertRow =
     "INSERT INTO object_json (zoid, tid, class_name, ghost_pickle, state, refs) "
@@ -88,7 +86,7 @@ void write_txn(Db& db, F&& body) {
 }  // namespace
 
 MirrorMode read_mode(Db& db) {
-  if (db.query_int(kHasTable, 0) == 0) return MirrorMode::off;
+  if (!db.has_table("relstore_json_mirror")) return MirrorMode::off;
   Stmt& s = db.prepared(kMode);
   StmtScope scope(s);
   if (!s.step()) return MirrorMode::off;
@@ -103,7 +101,7 @@ void write_in_commit(Db& db, const mirror::Batch& batch, Tid tid) {
 }
 
 backend::MirrorState state(Db& db, bool keep_history) {
-  if (db.query_int(kHasTable, 0) == 0) {
+  if (!db.has_table("relstore_json_mirror")) {
     throw SchemaError("the database has no JSON mirror tables: run `relstore migrate up`");
   }
   db.exec("BEGIN");
@@ -130,7 +128,7 @@ backend::MirrorState state(Db& db, bool keep_history) {
 }
 
 void set_mode(Db& db, MirrorMode mode) {
-  if (db.query_int(kHasTable, 0) == 0) {
+  if (!db.has_table("relstore_json_mirror")) {
     throw SchemaError("the database has no JSON mirror tables: run `relstore migrate up`");
   }
   // The write lock is SQLite's commit lock: no commit is half-way while the mode changes.
@@ -225,7 +223,7 @@ void settle(Db& db, bool keep_history) {
 }
 
 void forget(Db& db) {
-  if (db.query_int(kHasTable, 0) == 0) return;
+  if (!db.has_table("relstore_json_mirror")) return;
   db.exec(
       "DELETE FROM object_json; DELETE FROM object_json_error; "
       "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0");

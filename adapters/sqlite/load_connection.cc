@@ -8,7 +8,7 @@ namespace relstore::sqlite {
 SqliteLoadConnection::SqliteLoadConnection(const Location& loc, backend::Adapter&)
     : db_(open_main(loc, Role::load)),
       q_(queries(loc.keep_history)),
-      has_deletion_mark_(!loc.keep_history && has_deletion_mark(*db_)) {}
+      has_deletion_mark_(!loc.keep_history && db_->has_table(backend::kDeletionMarkTable)) {}
 
 SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
 

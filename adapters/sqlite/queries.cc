@@ -1,7 +1,5 @@
 #include "adapters/sqlite/queries.h"
 
-#include "adapters/sqlite/driver.h"
-
 namespace relstore::sqlite {
 namespace {
 
@@ -63,12 +61,6 @@ constexpr Queries kHistoryPreserving = {
 
 const Queries& queries(bool keep_history) {
   return keep_history ? kHistoryPreserving : kHistoryFree;
-}
-
-bool has_deletion_mark(Db& db) {
-  return db.query_int(
-             "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-             "name = 'relstore_hf_deletion'") > 0;
 }
 
 }  // namespace relstore::sqlite

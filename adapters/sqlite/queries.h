@@ -36,8 +36,4 @@ inline constexpr const char* kInsertTransaction =
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
 inline constexpr const char* kMarkDeletion = "UPDATE relstore_hf_deletion SET tid = ? WHERE id = 0";
 
-class Db;
-// True when the database has the table (migration 0003).
-bool has_deletion_mark(Db& db);
-
 }  // namespace relstore::sqlite

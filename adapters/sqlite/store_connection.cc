@@ -2,6 +2,7 @@
 
 #include "adapters/sqlite/errors.h"
 #include "adapters/sqlite/json_mirror.h"
+#include "backend/deletion_mark.h"
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -37,7 +38,7 @@ SqliteStoreConnection::SqliteStoreConnection(const Location& loc, backend::Adapt
     : loc_(loc),
       db_(open_main(loc, Role::store)),
       q_(queries(loc.keep_history)),
-      has_deletion_mark_(!loc.keep_history && has_deletion_mark(*db_)) {
+      has_deletion_mark_(!loc.keep_history && db_->has_table(backend::kDeletionMarkTable)) {
   db_->exec(
       "CREATE TEMP TABLE IF NOT EXISTS temp_store (zoid INTEGER PRIMARY KEY NOT NULL, "
       "prev_tid INTEGER NOT NULL, md5 CHAR(32), state BLOB)");
