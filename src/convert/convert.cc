@@ -25,7 +25,7 @@ std::unique_ptr<Storage> open_source(const StorageUri& uri) {
   return open_storage(uri, options);
 }
 
-// What the database at `uri` says it is (StorageInfo::identity), from a read-only handle;
+// What the database at `uri` says it is (Storage::identity), from a read-only handle;
 // empty when there is none to open (it cannot be the source, which exists).
 std::string existing_identity(const StorageUri& uri) {
   // Files and directories are named by their path: no need to open them (opening a large
@@ -297,10 +297,6 @@ ConvertReport convert(const ConvertOptions& o) {
   if (o.clear && o.incremental) throw ConfigError("--clear and --incremental exclude each other");
   const StorageUri src_uri = StorageUri::parse(o.source);
   const StorageUri dst_uri = StorageUri::parse(o.destination);
-  if (src_uri.scheme == dst_uri.scheme && src_uri.database == dst_uri.database &&
-      src_uri.host == dst_uri.host && src_uri.port == dst_uri.port) {
-    throw ConfigError("the source and the destination are the same database");
-  }
   if (!o.destination_blob_dir.empty() && dst_uri.scheme != Scheme::file) {
     throw ConfigError(
         "a destination blob directory goes with a file: destination; the "
