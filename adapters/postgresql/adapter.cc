@@ -92,6 +92,7 @@ PostgresqlAdapter::PostgresqlAdapter(const StorageUri& uri, const StorageOptions
   const SchemaFacts facts = install_schema(loc_, options, *this);
   loc_.keep_history = facts.keep_history;
   loc_.json_mirror = facts.json_mirror;
+  loc_.deletion_mark = facts.deletion_mark;
   mirror_ = std::make_unique<json_mirror::Mirror>(loc_, *this);
 }
 

@@ -20,7 +20,8 @@ struct Location {
   std::string application_name;  // the URI's own, if it gave one
   std::string options;           // the URI's libpq `options` (server settings), if any
   bool keep_history = true;
-  bool json_mirror = false;  // the mirror's tables and functions are installed
+  bool json_mirror = false;    // the mirror's tables and functions are installed
+  bool deletion_mark = false;  // history-free database with relstore_hf_deletion
   bool read_only = false;
   double lock_timeout = 30.0;
 };

@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "adapters/postgresql/oid_allocator.h"
-#include "adapters/postgresql/queries.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -101,12 +100,11 @@ BulkLoader::BulkLoader(const Location& loc, backend::Adapter& counter)
   take_bulk_lock(*conn_, loc.lock_timeout, true);
   // A batch (20,000 records of ~750 bytes by default) fits in the session's buffers for
   // temporary tables instead of going through files; settable before the first use only.
-  const auto r = conn_->simple(
-      std::string("SET temp_buffers = '256MB'; ") + (loc.keep_history ? kCreateHp : kCreateHf) +
-          "; SELECT NOT EXISTS (SELECT 1 FROM object_state); " + kHasDeletionMark.sql,
-      Context::other);
-  if (r[r.size() - 2].int64(0, 0)) written_.emplace();
-  mark_deletions_ = !loc.keep_history && r.back().bytes(0, 0) == "t";
+  const auto r = conn_->simple(std::string("SET temp_buffers = '256MB'; ") +
+                                   (loc.keep_history ? kCreateHp : kCreateHf) +
+                                   "; SELECT NOT EXISTS (SELECT 1 FROM object_state)",
+                               Context::other);
+  if (r.back().int64(0, 0)) written_.emplace();
 }
 
 bool BulkLoader::maybe_written(Oid oid) const {
@@ -135,7 +133,7 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
     body += std::string("TRUNCATE relstore_bulk_hf; ") +
             "COPY relstore_bulk_hf (zoid, tid, state) FROM STDIN (FORMAT binary); ";
     // Polls cannot list removed rows (backend/deletion_mark.h).
-    if (mark_deletions_) body += std::string(kMarkBulkDeletions) + "; ";
+    if (loc_.deletion_mark) body += std::string(kMarkBulkDeletions) + "; ";
     body += std::string(kMoveHf) + "; ";
   }
   int copies = 0;

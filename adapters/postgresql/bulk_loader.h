@@ -41,7 +41,6 @@ class BulkLoader {
   void note_written(Oid oid);
 
   const Location& loc_;
-  bool mark_deletions_ = false;  // history-free database with relstore_hf_deletion
   std::unique_ptr<Conn> conn_;
   std::optional<std::vector<bool>> written_;  // oids this load wrote, when it began empty
 };

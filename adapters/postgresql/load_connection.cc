@@ -17,11 +17,9 @@ void PgLoadConnection::connect() {
   in_snapshot_ = false;
   auto conn = open_conn(loc_, Role::load, &adapter_);
   deletions_.reset();
-  has_deletion_mark_ = !loc_.keep_history &&
-                       conn->simple(kHasDeletionMark.sql, Context::read).front().bytes(0, 0) == "t";
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, kLoadRevision, kExists});
-  if (has_deletion_mark_) conn->prepare({kDeletionMark});
+  if (loc_.deletion_mark) conn->prepare({kDeletionMark});
   conn->enter_pipeline();
   conn_ = std::move(conn);
 }
@@ -47,10 +45,10 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   in_snapshot_ = true;
   conn_->queue(q_.last_tid);
   if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
-  if (has_deletion_mark_) conn_->queue(kDeletionMark);
+  if (loc_.deletion_mark) conn_->queue(kDeletionMark);
   conn_->send_batch();
   const auto results = conn_->wait(Context::read);
-  const size_t first = results.size() - (since ? 2 : 1) - (has_deletion_mark_ ? 1 : 0);
+  const size_t first = results.size() - (since ? 2 : 1) - (loc_.deletion_mark ? 1 : 0);
   backend::PollResult r;
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));
   if (since) {
@@ -62,7 +60,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
                               Tid::from_sql(changes.int64(i, 1)));
     }
   }
-  if (has_deletion_mark_) {
+  if (loc_.deletion_mark) {
     const Tid mark = Tid::from_sql(results.back().int64(0, 0));
     if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   }

@@ -38,8 +38,7 @@ class PgLoadConnection : public backend::LoadConnection {
   backend::Adapter& adapter_;
   const Queries& q_;
   std::unique_ptr<Conn> conn_;
-  bool in_snapshot_ = false;        // a transaction is open on the server
-  bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
+  bool in_snapshot_ = false;  // a transaction is open on the server
   backend::DeletionMark deletions_;
 };
 

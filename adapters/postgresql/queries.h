@@ -26,8 +26,6 @@ inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATAB
 inline constexpr Statement kBegin = {"", "BEGIN"};
 inline constexpr Statement kRollback = {"", "ROLLBACK"};
 // History-free deletions (src/backend/deletion_mark.h).
-inline constexpr Statement kHasDeletionMark = {
-    "", "SELECT to_regclass('relstore_hf_deletion') IS NOT NULL"};
 inline constexpr Statement kDeletionMark = {"deletion_mark",
                                             "SELECT tid FROM relstore_hf_deletion WHERE id = 0"};
 inline constexpr Statement kLoadRevision = {

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "backend/deletion_mark.h"
 #include "embedded_sql.h"
 #include "md5.h"
 #include "relstore/errors.h"
@@ -212,14 +213,15 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
       apply_migrations(*conn, keep_history, seen.version);
       install_functions(*conn, seen, keep_history);
     });
-    return {keep_history, true};
+    return {keep_history, true, !keep_history};  // migrated to the newest: 0004 is there
   }
   // Without the right to upgrade, an older schema may lack the mirror: votes then do not
   // ask for its mode.
   const bool mirror = seen.relations.count("relstore_json_mirror") &&
                       seen.checksums.count("relstore_json_mirror_mode") &&
                       seen.checksums.count("relstore_finish_mirror");
-  return {keep_history, mirror};
+  return {keep_history, mirror,
+          !keep_history && seen.relations.count(backend::kDeletionMarkTable) > 0};
 }
 
 std::vector<int> applied_versions(Conn& conn) {

@@ -20,6 +20,8 @@ namespace relstore::postgresql {
 struct SchemaFacts {
   bool keep_history = true;
   bool json_mirror = false;  // migration 0003's tables and the mirror functions are there
+  // History-free database with relstore_hf_deletion (migration 0004).
+  bool deletion_mark = false;
 };
 SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                            backend::Adapter& counter);
