@@ -161,20 +161,23 @@ StorageInfo MysqlAdapter::info() {
   sql += kStateBytes;
   sql += "; ";
   sql += q.last_tid;
+  sql += "; ";
+  sql += settings_.has_deletion_mark ? kDeletionMark : "SELECT 0";
   sql += "; COMMIT";
-  int64_t figures[4] = {0, 0, 0, 0};
+  int64_t figures[5] = {0, 0, 0, 0, 0};
   int i = 0;
   conn->batch(
-      sql, 6,
+      sql, 7,
       [&](Rows& r) {
-        if (r.next() && !r.is_null(0) && i < 4) figures[i] = r.int64(0);
+        if (r.next() && !r.is_null(0) && i < 5) figures[i] = r.int64(0);
         ++i;
       },
       Context::read);
   out.objects = static_cast<uint64_t>(figures[0]);
   out.transactions = static_cast<uint64_t>(figures[1]);
   out.size_bytes = static_cast<uint64_t>(figures[2]);
-  out.last_tid = Tid::from_sql(figures[3]);
+  // A deletion is a finished transaction whose TID no row keeps.
+  out.last_tid = std::max(Tid::from_sql(figures[3]), Tid::from_sql(figures[4]));
   out.schema_version = schema_version(*conn);
   return out;
 }
@@ -209,6 +212,10 @@ void MysqlAdapter::zap_all() {
             "DELETE FROM object_refs_added; DELETE FROM pack_object; "
             "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); ";
   int statements = settings_.keep_history ? 11 : 7;
+  if (settings_.has_deletion_mark) {
+    sql += "UPDATE relstore_hf_deletion SET tid = 0 WHERE id = 0; ";  // no deletion either
+    ++statements;
+  }
   try {
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.

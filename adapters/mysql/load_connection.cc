@@ -1,5 +1,7 @@
 #include "adapters/mysql/load_connection.h"
 
+#include <algorithm>
+
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -52,7 +54,8 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   sql += q_.last_tid;
   int statements = 2;
   if (settings_.has_deletion_mark) {
-    sql += "; SELECT tid FROM relstore_hf_deletion WHERE id = 0";
+    sql += "; ";
+    sql += kDeletionMark;
     ++statements;
   }
   if (since) {
@@ -82,6 +85,8 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       },
       Context::read);
   if (since && !r.changes) r.changes.emplace();
+  // A deletion is a finished transaction whose TID no row keeps.
+  if (mark) r.last_tid = std::max(r.last_tid, *mark);
   if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   in_snapshot_ = true;
   return r;

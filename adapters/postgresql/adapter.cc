@@ -116,17 +116,19 @@ StorageInfo PostgresqlAdapter::info() {
   auto conn = open_conn(loc_, Role::admin, this);
   const Queries& q = queries(loc_.keep_history);
   // One snapshot for all the figures, in one round trip.
-  const auto r = conn->simple(std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") +
-                                  q.count_objects + "; " + q.count_transactions + "; " +
-                                  kStateBytes + "; " + q.last_tid.sql + "; COMMIT",
-                              Context::read);
+  const auto r = conn->simple(
+      std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") + q.count_objects + "; " +
+          q.count_transactions + "; " + kStateBytes + "; " + q.last_tid.sql + "; " +
+          (loc_.deletion_mark ? kDeletionMark.sql : "SELECT 0") + "; COMMIT",
+      Context::read);
   StorageInfo out;
   out.backend = "postgresql";
   out.keep_history = loc_.keep_history;
   out.objects = static_cast<uint64_t>(r[1].int64(0, 0));
   out.transactions = static_cast<uint64_t>(r[2].int64(0, 0));
   out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
-  out.last_tid = Tid::from_sql(r[4].int64(0, 0));
+  // A deletion is a finished transaction whose TID no row keeps.
+  out.last_tid = std::max(Tid::from_sql(r[4].int64(0, 0)), Tid::from_sql(r[5].int64(0, 0)));
   out.schema_version = schema_version(*conn);
   return out;
 }
@@ -155,6 +157,8 @@ void PostgresqlAdapter::zap_all() {
                         : "DELETE FROM blob_chunk; DELETE FROM object_state; "
                           "DELETE FROM object_ref; DELETE FROM object_refs_added; "
                           "DELETE FROM pack_object; ") +
+                   // Empty again: no deletion happened in it either.
+                   (loc_.deletion_mark ? "UPDATE relstore_hf_deletion SET tid = 0; " : "") +
                    // The mirror goes with the objects; its progress too, since later
                    // commits or restores may bring TIDs below the one it had reached.
                    (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "

@@ -1,5 +1,7 @@
 #include "adapters/postgresql/load_connection.h"
 
+#include <algorithm>
+
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -51,6 +53,12 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   const size_t first = results.size() - (since ? 2 : 1) - (loc_.deletion_mark ? 1 : 0);
   backend::PollResult r;
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));
+  std::optional<Tid> mark;
+  if (loc_.deletion_mark) {
+    mark = Tid::from_sql(results.back().int64(0, 0));
+    // A deletion is a finished transaction whose TID no row keeps.
+    r.last_tid = std::max(r.last_tid, *mark);
+  }
   if (since) {
     const Result& changes = results[first + 1];
     r.changes.emplace();
@@ -60,10 +68,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
                               Tid::from_sql(changes.int64(i, 1)));
     }
   }
-  if (loc_.deletion_mark) {
-    const Tid mark = Tid::from_sql(results.back().int64(0, 0));
-    if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
-  }
+  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   return r;
 }
 

@@ -95,7 +95,8 @@ StorageInfo SqliteAdapter::info() {
   out.objects = static_cast<uint64_t>(db->query_int(q.count_objects));
   out.transactions = static_cast<uint64_t>(db->query_int(q.count_transactions));
   out.size_bytes = static_cast<uint64_t>(db->query_int(kStateBytes));
-  out.last_tid = Tid::from_sql(db->query_int(q.last_tid));
+  const bool marked = !loc_.keep_history && db->has_table(backend::kDeletionMarkTable);
+  out.last_tid = Tid::from_sql(db->query_int(marked ? kLastTidWithDeletionMark : q.last_tid));
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
   return out;
@@ -115,6 +116,10 @@ void SqliteAdapter::zap_all() {
                    "DELETE FROM pack_state; DELETE FROM pack_state_tid;"
                  : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref;"
                    "DELETE FROM object_refs_added; DELETE FROM pack_object;");
+    // Empty again: no deletion happened in it either.
+    if (!loc_.keep_history && db->has_table(backend::kDeletionMarkTable)) {
+      db->exec("UPDATE relstore_hf_deletion SET tid = 0 WHERE id = 0");
+    }
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.
     json_mirror::forget(*db);

@@ -1,5 +1,7 @@
 #include "adapters/sqlite/load_connection.h"
 
+#include <algorithm>
+
 #include "adapters/sqlite/json_mirror.h"
 #include "relstore/timestamp.h"
 
@@ -18,6 +20,12 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   backend::PollResult r;
   // The first read fixes the WAL snapshot.
   r.last_tid = Tid::from_sql(db_->query_int(q_.last_tid));
+  std::optional<Tid> mark;
+  if (has_deletion_mark_) {
+    mark = Tid::from_sql(db_->query_int(kDeletionMark));
+    // A deletion is a finished transaction whose TID no row keeps.
+    r.last_tid = std::max(r.last_tid, *mark);
+  }
   r.mirror_mode = json_mirror::read_mode(*db_);
   if (since) {
     r.changes.emplace();
@@ -29,10 +37,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
         r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
   }
-  if (has_deletion_mark_) {
-    const Tid mark = Tid::from_sql(db_->query_int(kDeletionMark));
-    if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
-  }
+  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
   return r;
 }
 

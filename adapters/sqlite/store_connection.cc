@@ -155,8 +155,11 @@ void SqliteStoreConnection::move(Tid tid) {
 }
 
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
-  const Tid tid = req.forced_tid ? *req.forced_tid
-                                 : next_tid(req.now, Tid::from_sql(db_->query_int(q_.last_tid)));
+  const Tid tid =
+      req.forced_tid
+          ? *req.forced_tid
+          : next_tid(req.now, Tid::from_sql(db_->query_int(
+                                  has_deletion_mark_ ? kLastTidWithDeletionMark : q_.last_tid)));
   if (loc_.keep_history) {
     Stmt& s = db_->prepared(kInsertTransaction);
     StmtScope scope(s);

@@ -62,6 +62,12 @@ BEGIN
     -- Not relstore_current_tid() and no subquery in the call: as two plain statements
     -- this costs a third of the time (measured: 70 µs before).
     SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+    -- A deletion of the object with the newest TID took that TID's row away: the next
+    -- TID must still follow it (a database migrated to relstore_hf_deletion).
+    IF to_regclass('relstore_hf_deletion') IS NOT NULL THEN
+      v_last := GREATEST(v_last, COALESCE(
+        (SELECT d.tid FROM relstore_hf_deletion d WHERE d.id = 0), 0));
+    END IF;
     v_tid := relstore_later_than(
       relstore_tid_for_epoch(extract(epoch FROM clock_timestamp())::DOUBLE PRECISION), v_last);
   END IF;

@@ -87,6 +87,26 @@ TEST_P(CommitBasics, TidsIncreaseWhenTheLastTidIsAheadOfTheClock) {
   EXPECT_GT(commit(*inst_, {{3, "later"}}), next);
 }
 
+// The same when the last transaction ahead of the clock deleted the object that carried
+// the newest TID: history-free, no object row keeps that TID, and the next one must still
+// come after it.
+TEST_P(CommitBasics, TidsIncreaseWhenTheLastTidAheadOfTheClockIsADeletion) {
+  create(1, "stays");
+  const Tid future = TimeStamp(2999, 1, 1, 0, 0, 0).tid();
+  const Tid later = TimeStamp(2999, 1, 2, 0, 0, 0).tid();
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn, future);
+  inst_->restore(Oid(2), future, std::string("future"), txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn);
+  inst_->tpc_begin(txn, later);
+  inst_->restore(Oid(2), later, std::nullopt, txn);
+  inst_->tpc_vote(txn);
+  EXPECT_EQ(inst_->tpc_finish(txn), later);
+  EXPECT_EQ(inst_->last_transaction(), later);
+  EXPECT_GT(commit(*inst_, {{3, "now"}}), later);
+}
+
 TEST_P(CommitBasics, TidsIncreaseWhenTheClockIsSetBack) {
   if (!context_->client_clock()) {
     // Server-side TIDs: the restore-based test above covers a clock behind the last TID.

@@ -111,6 +111,28 @@ TEST_P(ModesAndDurability, ADeletionReachesOtherInstancesAtTheirNextPoll) {
   }
 }
 
+// Line 4, and TIDs strictly increasing (design.md §2): a deletion is a finished
+// transaction too. History-free, deleting the object with the newest revision removes the
+// row that carried the newest TID; last_transaction must not step back to an older one,
+// and the next commit's TID must follow the deletion's.
+TEST_P(ModesAndDurability, ADeletionOfTheNewestObjectStaysTheLastTransaction) {
+  create(1, "old");
+  const Tid t2 = create(2, "newest");
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(2), t2, txn);
+  inst_->tpc_vote(txn);
+  const Tid gone = inst_->tpc_finish(txn);
+  ASSERT_GT(gone, t2);
+  EXPECT_EQ(inst_->last_transaction(), gone);
+  auto remote = reopen()->new_instance();
+  remote->poll_invalidations();
+  EXPECT_EQ(remote->last_transaction(), gone);
+  EXPECT_EQ(storage_->info().last_tid, gone);
+  const Tid next = commit(*remote, {{3, "after"}});
+  EXPECT_GT(next, gone);
+}
+
 // Line 36.
 TEST_P(ModesAndDurability, AHistoricalInstanceReadsAsOfATid) {
   const Tid t1 = create(1, "v1");

@@ -113,6 +113,26 @@ TEST_P(Mvcc, PollSaysEverythingWhenTheDatabaseWentBack) {
   EXPECT_FALSE(inv.has_value()) << "a zapped database must invalidate everything";
 }
 
+// The same after a deletion (history-free databases record its TID apart from the rows):
+// a zapped database is empty again, last_transaction zero.
+TEST_P(Mvcc, AZapAfterADeletionLeavesAnEmptyDatabase) {
+  create(1, "a");
+  const Tid t2 = create(2, "b");
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(2), t2, txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn);
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  reader->load(Oid(1));
+  storage_->zap_all();
+  EXPECT_FALSE(reader->poll_invalidations().has_value());
+  EXPECT_EQ(reader->last_transaction(), Tid(0));
+  EXPECT_EQ(storage_->new_instance()->last_transaction(), Tid(0));
+  EXPECT_EQ(storage_->info().last_tid, Tid(0));
+}
+
 RELSTORE_CONFORMANCE_SUITE(Mvcc);
 
 }  // namespace

@@ -15,7 +15,16 @@ BEGIN
   SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
   SET v_tid = p_tid;
   IF v_tid IS NULL THEN
-    SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+    -- A deletion of the object with the newest TID took that TID's row away: the next
+    -- TID must still follow it. A database not migrated to relstore_hf_deletion (error
+    -- 1146) has only the rows.
+    BEGIN
+      DECLARE CONTINUE HANDLER FOR 1146
+        SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+      SELECT GREATEST(COALESCE(MAX(o.tid), 0),
+                      COALESCE((SELECT d.tid FROM relstore_hf_deletion d WHERE d.id = 0), 0))
+        INTO v_last FROM object_state o;
+    END;
     CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
   END IF;
   -- Deleted objects lose their blob chunks by cascade. Like RelStorage on MySQL, chunks
