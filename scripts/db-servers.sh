@@ -51,12 +51,20 @@ start_mysql() {
   mariadb-install-db --user=mysql --datadir="$d/data" --auth-root-authentication-method=normal \
     --skip-test-db >"$d/install.log" 2>&1
   as_user mysql mariadbd --no-defaults --datadir="$d/data" --socket="$d/sock" --port="$port" \
-    --bind-address=127.0.0.1 --pid-file="$d/pid" --log-error="$d/err" \
+    --bind-address=127.0.0.1 --pid-file="$d/pid" --log-error="$d/error.log" \
     --max-connections=300 --innodb-buffer-pool-size=256M >/dev/null 2>&1 &
-  for _ in $(seq 1 200); do
-    mysqladmin --socket="$d/sock" -uroot ping >/dev/null 2>&1 && break
+  echo $! >"$d/launcher.pid"  # so that stop_all finds it even if it never answers
+  local up=
+  for _ in $(seq 1 600); do
+    if mysqladmin --socket="$d/sock" -uroot ping >/dev/null 2>&1; then up=1; break; fi
+    kill -0 "$(cat "$d/launcher.pid")" 2>/dev/null || break  # it exited
     sleep 0.05
   done
+  if [ -z "$up" ]; then
+    echo "MariaDB did not start (or did not answer within 30 s); its error log ($d/error.log):" >&2
+    cat "$d/error.log" >&2 || true
+    exit 1
+  fi
   mysql --socket="$d/sock" -uroot -e "CREATE DATABASE relstore_test;
     CREATE USER 'relstore'@'%' IDENTIFIED BY 'relstore';
     GRANT ALL ON *.* TO 'relstore'@'%' WITH GRANT OPTION;"
@@ -65,16 +73,24 @@ start_mysql() {
   echo "MariaDB on 127.0.0.1:$port"
 }
 
+# Stops whatever was started, also a server whose setup failed half-way (it has no port
+# file yet, but a pid file).
 stop_all() {
-  if [ -f "$dir/postgresql/port" ]; then
+  if [ -f "$dir/postgresql/data/postmaster.pid" ]; then
     as_user postgres "$pg_bin/pg_ctl" -D "$dir/postgresql/data" -m fast -w stop >/dev/null || true
-    rm -f "$dir/postgresql/port"
   fi
-  if [ -f "$dir/mysql/port" ]; then
-    mysqladmin --socket="$dir/mysql/sock" -uroot shutdown >/dev/null 2>&1 || true
-    rm -f "$dir/mysql/port"
+  rm -f "$dir/postgresql/port"
+  if [ -f "$dir/mysql/launcher.pid" ]; then
+    local pid
+    pid=$(cat "$dir/mysql/launcher.pid")
+    mysqladmin --socket="$dir/mysql/sock" -uroot shutdown >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 200); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.05
+    done
+    rm -f "$dir/mysql/launcher.pid"
   fi
-  rm -f "$env_file"
+  rm -f "$dir/mysql/port" "$env_file"
 }
 
 case "${1:-}" in
