@@ -109,10 +109,8 @@ TEST_P(CommitBasics, TidsIncreaseWhenTheLastTidAheadOfTheClockIsADeletion) {
 
 TEST_P(CommitBasics, TidsIncreaseWhenTheClockIsSetBack) {
   if (!context_->client_clock()) {
-    // Server-side TIDs: the restore-based test above covers a clock behind the last TID.
-    const Tid a = create(1, "a");
-    EXPECT_GT(create(2, "b"), a);
-    return;
+    GTEST_SKIP() << "needs a clock the test can set back; the server chooses TIDs here (the "
+                    "restore-based test above covers a clock behind the last TID)";
   }
   auto clock = std::make_shared<ManualClock>(1'900'000'000.0);
   auto parsed = StorageUri::parse(uri_);

@@ -17,11 +17,23 @@ TEST_P(Identity, SortKeyNameAndSizeAreStableAndPrintable) {
   EXPECT_EQ(storage_->sort_key(), key);
   EXPECT_EQ(reopen()->sort_key(), key);
   EXPECT_GE(storage_->size(), 5u);
-  EXPECT_EQ(storage_->size(), storage_->size());
 }
 
 TEST_P(Identity, NamesNeverShowAPassword) {
-  EXPECT_EQ(storage_->name().find(":relstore@"), std::string::npos);
+  // user:password@ in the URI (the server backends' test URIs have one).
+  const auto scheme_end = uri_.find("://");
+  const auto at = uri_.find('@');
+  const auto colon =
+      scheme_end == std::string::npos ? std::string::npos : uri_.find(':', scheme_end + 3);
+  if (at == std::string::npos || colon == std::string::npos || colon > at) {
+    GTEST_SKIP() << "this backend's URI has no password";
+  }
+  // As written in the URI (the test password may also be part of the database's name).
+  const std::string credentials = uri_.substr(colon, at - colon + 1);
+  ASSERT_GT(credentials.size(), 2u);
+  for (const std::string& shown : {storage_->name(), storage_->sort_key(), storage_->identity()}) {
+    EXPECT_EQ(shown.find(credentials), std::string::npos) << shown;
+  }
 }
 
 TEST_P(Identity, LenIsExact) {

@@ -162,7 +162,8 @@ TEST(Cli, MalformedUriAndUnknownSchemeAreUsageErrors) {
 TEST(Cli, PasswordsAreNeverPrinted) {
   // Nothing listens on port 1: the connection fails, and the message must not leak.
   const CliRun r = relstore("info postgresql://zope:hunter2@127.0.0.1:1/db");
-  EXPECT_NE(r.code, 0);
+  EXPECT_EQ(r.code, 1) << r.out;
+  EXPECT_NE(r.out.find("zope:***@127.0.0.1:1/db"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("hunter2"), std::string::npos) << r.out;
 }
 
