@@ -166,13 +166,13 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
       sql += '(' + number(current[i].first.sql()) + ',' + number(current[i].second.sql()) + ')';
     };
     current_rows.name = [&](size_t i) { return "oid " + current[i].first.hex(); };
+    // The allocator moves in the same transaction: a batch never lands without it.
     upload(*conn_, settings_, "INSERT INTO current_object (zoid, tid) VALUES ", current_rows,
-           "COMMIT", 1, nullptr, Context::other);
+           OidAllocator::set_min_statement(highest) + "; COMMIT", 2, nullptr, Context::other);
   } catch (...) {
     conn_->rollback();
     throw;
   }
-  oids_.set_min(highest);
 }
 
 }  // namespace relstore::mysql

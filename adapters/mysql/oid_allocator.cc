@@ -56,12 +56,17 @@ void OidAllocator::cleanup(int64_t first, int64_t last) {
   }
 }
 
-void OidAllocator::set_min(Oid oid) {
+std::string OidAllocator::set_min_statement(Oid oid) {
   // An explicit value moves the auto-increment counter past it; if the row exists the
-  // counter is past it already.
+  // counter is past it already. Block 0 (oid 0) is below every block: nothing to move
+  // (and an explicit 0 would take a new block instead).
   const auto block = static_cast<int64_t>((oid.value() + 15) / 16);
-  conn_.batch("INSERT IGNORE INTO new_oid (zoid) VALUES (" + std::to_string(block) + "); COMMIT", 2,
-              Context::other, "moving the OID allocator");
+  if (block == 0) return "DO 0";
+  return "INSERT IGNORE INTO new_oid (zoid) VALUES (" + std::to_string(block) + ")";
+}
+
+void OidAllocator::set_min(Oid oid) {
+  conn_.batch(set_min_statement(oid) + "; COMMIT", 2, Context::other, "moving the OID allocator");
 }
 
 void OidAllocator::reset() {

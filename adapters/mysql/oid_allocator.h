@@ -20,6 +20,9 @@ class OidAllocator {
   std::vector<Oid> allocate();
   // Later blocks start above the block holding `oid`.
   void set_min(Oid oid);
+  // The statement set_min sends before its COMMIT, for a bulk load to send inside its own
+  // transaction: the allocator then moves exactly when the rows arrive.
+  static std::string set_min_statement(Oid oid);
   // Back to block 1 (zap_all).
   void reset();
 

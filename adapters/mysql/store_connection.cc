@@ -273,14 +273,14 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
       conn_->exec("DELETE FROM object_state WHERE zoid IN (" + oids + ")", Context::other,
                   "deleting objects absent from the source");
     }
+    // The allocator moves in the same transaction: a batch never lands without it.
     upload(*conn_, settings_,
            std::string_view("REPLACE INTO object_state (zoid, tid, state_size, state) VALUES "),
-           rows, "COMMIT", 1, nullptr, Context::other);
+           rows, OidAllocator::set_min_statement(highest) + "; COMMIT", 2, nullptr, Context::other);
   } catch (...) {
     rollback();
     throw;
   }
-  oids_.set_min(highest);
 }
 
 void MysqlStoreConnection::rollback() noexcept {

@@ -53,12 +53,14 @@ void BulkLoader::in_transaction(F&& body) {
   db_->prepared("BEGIN IMMEDIATE").run();
   try {
     body();
+    // The allocator lives in oids.sqlite3, outside this transaction: it moves first, so
+    // that no batch lands without it (a batch that then fails leaves it ahead: harmless).
+    if (!highest_.is_zero()) OidAllocator(loc_).set_min(highest_);
     db_->prepared("COMMIT").run();
   } catch (...) {
     db_->exec("ROLLBACK");
     throw;
   }
-  if (!highest_.is_zero()) OidAllocator(loc_).set_min(highest_);
 }
 
 void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {

@@ -77,6 +77,42 @@ TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   EXPECT_EQ(inst->history(Oid(10), 1).at(0).tid, source->history(Oid(10), 1).at(0).tid);
 }
 
+// The OID allocator moves in the same transaction as each batch: a batch that cannot
+// move it (its rows locked by another session here; a lost connection or a killed process
+// alike) does not land, so a resume copies it again, and new_oid never hands out an OID
+// the load wrote. (It used to move after the COMMIT: a resume then copied nothing and
+// new_oid returned oid 1 again.)
+TEST_F(MysqlBulk, ABatchLandsOnlyWithTheOidAllocatorPastIt) {
+  ::relstore::testing::TempDir d;
+  const std::string src = sample_source(d);
+  for (const char* mode : {"?history=free", "?history=preserving"}) {
+    SCOPED_TRACE(mode);
+    const std::string dst =
+        fresh_database(std::string("bulk_oids_") + (mode[9] == 'f' ? "hf" : "hp"), mode);
+    open_storage(dst)->close();  // created, so that new_oid exists to be locked
+    auto holder = connect(StorageUri::parse(dst).database);
+    holder->exec("INSERT INTO new_oid (zoid) VALUES (1)");
+    holder->exec("COMMIT");
+    // Repeatable read: the rows and the gaps after them, where the batch's row would go,
+    // stay locked until COMMIT.
+    holder->exec("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+    holder->exec("START TRANSACTION");
+    holder->exec("SELECT * FROM new_oid FOR UPDATE");
+    ConvertOptions o;
+    o.source = src;
+    o.destination = dst + "&commit_lock_timeout=1";
+    o.batch_records = 100000;  // one batch
+    EXPECT_THROW(convert(o), StorageError);
+    holder->exec("COMMIT");
+    o.incremental = true;
+    convert(o);
+    EXPECT_EQ(::relstore::testing::storage_differences(src, dst), std::vector<std::string>{});
+    auto inst = open_storage(dst)->new_instance();
+    const Oid fresh = inst->new_oid();
+    EXPECT_GT(fresh, Oid(499)) << "new_oid handed out an OID the load wrote";
+  }
+}
+
 constexpr const char* kLockName = "CONCAT('relstore_bulk.', MD5(DATABASE()))";
 
 // A conversion killed right after sending a batch leaves a server session that still
