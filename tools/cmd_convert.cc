@@ -50,6 +50,10 @@ void run(Args& a) {
   std::printf("%s %s in %.1f s (%.1f MB/s)%s\n", o.dry_run ? "would copy" : "copied",
               ProgressPrinter::describe(totals).c_str(), r.done.seconds, mb_s,
               r.current_only ? ", current records only (history-free destination)" : "");
+  if (r.deletions) {
+    std::printf("%s objects the history-free source deleted since: %lu\n",
+                o.dry_run ? "would remove" : "removed", static_cast<unsigned long>(r.deletions));
+  }
   if (r.first_tid) {
     std::printf("TIDs %s … %s\n", r.first_tid->hex().c_str(), r.last_tid->hex().c_str());
   }

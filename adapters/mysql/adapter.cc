@@ -178,6 +178,7 @@ StorageInfo MysqlAdapter::info() {
   out.size_bytes = static_cast<uint64_t>(figures[2]);
   // A deletion is a finished transaction whose TID no row keeps.
   out.last_tid = std::max(Tid::from_sql(figures[3]), Tid::from_sql(figures[4]));
+  if (settings_.has_deletion_mark) out.last_deletion = Tid::from_sql(figures[4]);
   out.schema_version = schema_version(*conn);
   return out;
 }

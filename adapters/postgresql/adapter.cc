@@ -129,6 +129,7 @@ StorageInfo PostgresqlAdapter::info() {
   out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
   // A deletion is a finished transaction whose TID no row keeps.
   out.last_tid = std::max(Tid::from_sql(r[4].int64(0, 0)), Tid::from_sql(r[5].int64(0, 0)));
+  if (loc_.deletion_mark) out.last_deletion = Tid::from_sql(r[5].int64(0, 0));
   out.schema_version = schema_version(*conn);
   return out;
 }

@@ -97,6 +97,7 @@ StorageInfo SqliteAdapter::info() {
   out.size_bytes = static_cast<uint64_t>(db->query_int(kStateBytes));
   const bool marked = !loc_.keep_history && db->has_table(backend::kDeletionMarkTable);
   out.last_tid = Tid::from_sql(db->query_int(marked ? kLastTidWithDeletionMark : q.last_tid));
+  if (marked) out.last_deletion = Tid::from_sql(db->query_int(kDeletionMark));
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
   return out;

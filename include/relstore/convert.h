@@ -48,6 +48,9 @@ struct ConvertReport {
   std::optional<Tid> first_tid, last_tid;  // of what was (or would be) copied
   std::vector<std::string> differences;    // from verify; empty when equal
   uint64_t mirror_rows = 0;  // JSON mirror rows written to catch the in-commit mirror up
+  // incremental from a history-free source: objects it deleted since the last run, which
+  // were removed from the destination (or would be, in a dry run)
+  uint64_t deletions = 0;
   bool verified = false;
 };
 

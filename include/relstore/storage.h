@@ -163,6 +163,9 @@ struct StorageInfo {
   uint64_t size_bytes = 0;  // bytes of object state
   Tid last_tid;
   std::string schema_version;
+  // History-free databases that record deletions (relstore_hf_deletion): the TID of the
+  // last commit that deleted objects, 0 when none did.
+  std::optional<Tid> last_deletion;
 };
 
 // Counters an adapter keeps about its server traffic.

@@ -119,6 +119,55 @@ class Converter {
     report.done.seconds = seconds();
   }
 
+  // --incremental from a history-free source that deleted objects (at `deleted_at` or
+  // before) since the destination's last transaction: such a source keeps no trace of
+  // what it deleted, so the objects the destination has and the source lacks are found
+  // by walking both, and removed from a history-free destination (at `deleted_at`, as
+  // one batch). A history-preserving destination cannot record them — the source cannot
+  // say when each went — and is refused before anything is written.
+  void remove_deleted(Tid deleted_at, Tid dst_last, ConvertReport& report) {
+    auto src = src_.new_instance();
+    auto dst = dst_->new_instance();
+    src->poll_invalidations();
+    dst->poll_invalidations();
+    std::vector<Oid> gone;
+    auto a = src->record_iternext(std::nullopt);
+    auto b = dst->record_iternext(std::nullopt);
+    while (b) {
+      if (a && a->oid < b->oid) {
+        a = a->next ? src->record_iternext(a->next) : std::nullopt;
+        continue;
+      }
+      if (!a || b->oid < a->oid) gone.push_back(b->oid);
+      b = b->next ? dst->record_iternext(b->next) : std::nullopt;
+    }
+    if (gone.empty()) return;
+    const std::string what = std::to_string(gone.size()) + " objects (oid " + gone.front().hex() +
+                             " first) that the history-free source deleted after the "
+                             "destination's last transaction " +
+                             dst_last.hex();
+    if (dst_->keep_history()) {
+      throw StorageError("--incremental: the destination " + dst_uri_.redacted() + " has " + what +
+                         "; the source cannot say when each went, so a history-preserving "
+                         "copy cannot record it. Nothing was changed; --clear copies the "
+                         "source again");
+    }
+    report.deletions = gone.size();
+    if (o_.on_log) o_.on_log("removing " + what);
+    if (o_.dry_run) return;
+    std::vector<backend::BulkRecord> records;
+    for (Oid oid : gone) records.push_back({oid, deleted_at, std::nullopt});
+    if (bulk_adapter_) {
+      bulk_adapter_->bulk_apply_current(records);
+      return;
+    }
+    TransactionMetaData meta{"", "objects deleted in the history-free source", ""};
+    dst->tpc_begin(meta, deleted_at);
+    for (const auto& r : records) dst->restore(r.oid, r.tid, std::nullopt, meta);
+    dst->tpc_vote(meta);
+    dst->tpc_finish(meta);
+  }
+
  private:
   double seconds() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
@@ -345,6 +394,12 @@ ConvertReport convert(const ConvertOptions& o) {
         report.cleared = true;
       } else if (o.incremental) {
         check_resumable(*src, info.last_tid, dst_uri);
+        if (!src->keep_history()) {
+          const StorageInfo source = src->info();
+          if (source.last_deletion && *source.last_deletion > info.last_tid) {
+            converter.remove_deleted(*source.last_deletion, info.last_tid, report);
+          }
+        }
         report.started_after = info.last_tid;
         start = Tid(info.last_tid.value() + 1);
       } else {

@@ -433,6 +433,59 @@ TEST(Convert, IncrementalRefusesADestinationThatIsNoCopyOfTheSource) {
   EXPECT_EQ(run(other, db, incremental).done.transactions, 0u);
 }
 
+// A history-free source keeps no trace of what it deleted: --incremental finds the objects
+// a copy has and the source lacks, and removes them from a history-free copy; a
+// history-preserving copy, which could not say when they went, is refused and left alone.
+// (The deletions used to be skipped without a word.)
+TEST(Convert, IncrementalFromAHistoryFreeSourceBringsItsDeletionsOver) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
+  SampleOptions sample;
+  sample.objects = 300;
+  write_sample(src, sample);
+  std::vector<std::string> copies = {"sqlite://" + d.sub("hf") + "?history=free"};
+  for (const std::string& leg : server_legs(false)) copies.push_back(leg);
+  const std::string history = "sqlite://" + d.sub("hp") + "?history=preserving";
+  for (const std::string& copy : copies) run(src, copy, clear);
+  run(src, history);
+  const StorageInfo history_before = open_storage(history)->info();
+
+  testing::update_and_delete_some(src);  // deletes 30-34 among updates
+  {
+    auto inst = open_storage(src)->new_instance();  // and 40 alone, the last transaction
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->delete_object(Oid(40), inst->load(Oid(40)).tid, txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  for (const std::string& copy : copies) {
+    SCOPED_TRACE(copy);
+    EXPECT_EQ(run(src, copy,
+                  [](ConvertOptions& o) {
+                    o.incremental = true;
+                    o.dry_run = true;
+                  })
+                  .deletions,
+              6u);
+    EXPECT_EQ(run(src, copy, incremental).deletions, 6u);
+    EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
+    EXPECT_THROW(open_storage(copy)->new_instance()->load(Oid(40)), POSKeyError);
+    EXPECT_EQ(run(src, copy, incremental).deletions, 0u);  // nothing left to find
+  }
+  try {
+    run(src, history, incremental);
+    ADD_FAILURE() << "a history-preserving copy took deletions it cannot date";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("6 objects (oid " + Oid(30).hex() + " first)"),
+              std::string::npos)
+        << e.what();
+  }
+  const StorageInfo history_after = open_storage(history)->info();
+  EXPECT_EQ(history_after.transactions, history_before.transactions);
+  EXPECT_EQ(history_after.objects, history_before.objects);
+}
+
 // One database under two names: --clear would empty the source before copying it.
 TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
   TempDir d;
