@@ -66,6 +66,26 @@ TEST_P(Identity, RecordIterNextWalksCurrentRecordsInOidOrder) {
   EXPECT_EQ(seen[2], std::make_pair(Oid(11), std::string("eleven")));
 }
 
+// OIDs are unsigned 64-bit; SQL keeps them in signed BIGINTs, where those of 2**63 and
+// above are negative and sort first. The walk is still in OID order and misses none.
+TEST_P(Identity, RecordIterNextReachesOidsPastTwoToTheSixtyThird) {
+  constexpr uint64_t kHigh = uint64_t{1} << 63;
+  commit(*inst_, {{kHigh + 5, "high"}, {9, "low"}, {~uint64_t{0} - 1, "highest"}, {kHigh, "mid"}});
+  inst_->poll_invalidations();
+  std::vector<Oid> seen;
+  std::optional<Oid> next;
+  do {
+    auto r = inst_->record_iternext(next);
+    ASSERT_TRUE(r);
+    seen.push_back(r->oid);
+    next = r->next;
+  } while (next && seen.size() < 10);
+  EXPECT_EQ(seen, (std::vector<Oid>{Oid(9), Oid(kHigh), Oid(kHigh + 5), Oid(~uint64_t{0} - 1)}));
+  auto from_high = inst_->record_iternext(Oid(kHigh + 1));
+  ASSERT_TRUE(from_high);
+  EXPECT_EQ(from_high->oid, Oid(kHigh + 5));
+}
+
 RELSTORE_CONFORMANCE_SUITE(Identity);
 
 }  // namespace
