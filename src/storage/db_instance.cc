@@ -53,6 +53,10 @@ void DbInstance::restart_snapshot() {
     since = Tid(first_own_commit_->value() - 1);
   }
   backend::PollResult r;
+  // Until the new snapshot is known, there is none: a poll that fails part-way may have
+  // moved the connection to a new snapshot already, and cached states of the old one must
+  // not be served beside reads from it. The next access starts over from snapshot_tid_.
+  in_snapshot_ = false;
   {
     std::shared_lock visible(storage_.visibility());
     r = conn.begin_snapshot(since);

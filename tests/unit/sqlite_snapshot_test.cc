@@ -1,0 +1,62 @@
+// A poll that fails part-way (a statement killed or timed out on a server; here a table
+// the poll reads taken away for a moment) may already have moved the load connection to
+// a new snapshot. The instance must not then serve cached states of the old snapshot
+// beside database reads from the new one: that shows half of another transaction.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <map>
+
+#include "relstore/errors.h"
+#include "relstore/storage.h"
+#include "support/temp_dir.h"
+
+namespace relstore {
+namespace {
+
+using testing::TempDir;
+
+Tid commit(StorageInstance& inst, const std::vector<std::pair<uint64_t, std::string>>& data,
+           const std::map<uint64_t, Tid>& serials = {}) {
+  TransactionMetaData txn{"", "", ""};
+  inst.tpc_begin(txn);
+  for (const auto& [oid, bytes] : data) {
+    const auto s = serials.find(oid);
+    inst.store(Oid(oid), s == serials.end() ? std::nullopt : std::optional<Tid>(s->second), bytes,
+               txn);
+  }
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
+void exec(const std::string& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_busy_timeout(db, 5000);
+  ASSERT_EQ(sqlite3_exec(db, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(SqliteSnapshot, AFailedPollLeavesNoMixOfTwoSnapshots) {
+  TempDir d;
+  auto st = open_storage("sqlite://" + d.sub("db") + "?history=free");
+  auto writer = st->new_instance();
+  const Tid t = commit(*writer, {{1, "a1"}, {2, "b1"}});
+  auto reader = st->new_instance();
+  reader->poll_invalidations();
+  ASSERT_EQ(reader->load(Oid(1)).data, "a1");                 // cached now
+  commit(*writer, {{1, "a2"}, {2, "b2"}}, {{1, t}, {2, t}});  // one transaction
+  const std::string main = d.sub("db") + "/main.sqlite3";
+  exec(main, "ALTER TABLE relstore_hf_deletion RENAME TO relstore_hf_deletion_away");
+  EXPECT_THROW(reader->poll_invalidations(), StorageError);
+  exec(main, "ALTER TABLE relstore_hf_deletion_away RENAME TO relstore_hf_deletion");
+  const std::string a = reader->load(Oid(1)).data;
+  const std::string b = reader->load(Oid(2)).data;
+  EXPECT_EQ(a.back(), b.back()) << "half of a transaction: " << a << ", " << b;
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "a2");
+  EXPECT_EQ(reader->load(Oid(2)).data, "b2");
+}
+
+}  // namespace
+}  // namespace relstore
