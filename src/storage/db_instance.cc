@@ -58,7 +58,7 @@ void DbInstance::restart_snapshot() {
   // not be served beside reads from it. The next access starts over from snapshot_tid_.
   in_snapshot_ = false;
   {
-    std::shared_lock visible(storage_.visibility());
+    const auto visible = storage_.see_commits();
     r = conn.begin_snapshot(since);
   }
   in_snapshot_ = true;
@@ -186,7 +186,7 @@ std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> sta
   if (stop && *stop > kMaxSqlTid) stop = kMaxSqlTid;
   // The iterator takes its snapshot when it opens: not while a commit of this storage is
   // between its COMMIT and its finish callback (line 8), as for polls.
-  std::shared_lock visible(storage_.visibility());
+  const auto visible = storage_.see_commits();
   return storage_.adapter().open_iterator(start, stop);
 }
 
@@ -388,7 +388,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
     in_snapshot_ = false;
   }
   Tid tid;
-  std::unique_lock visible(storage_.visibility());
+  const auto visible = storage_.show_commit();
   try {
     tid = store_->finish(req);
   } catch (...) {
@@ -422,7 +422,10 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   reset_txn();
   // The commit is durable; the callback runs before any instance of this storage can
   // start a snapshot that sees it.
-  if (on_tid) on_tid(tid);
+  if (on_tid) {
+    DbStorage::CallbackScope scope(storage_);
+    on_tid(tid);
+  }
   return tid;
 }
 

@@ -8,6 +8,8 @@
 
 namespace relstore {
 
+thread_local const DbStorage* DbStorage::callback_of_ = nullptr;
+
 DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions options)
     : adapter_(std::move(adapter)),
       options_(std::move(options)),

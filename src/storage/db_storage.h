@@ -52,7 +52,27 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
 
   // Held exclusively while a commit becomes visible and its callback runs; shared while
   // an instance starts a snapshot, so no instance sees a commit before its callback ran.
-  std::shared_mutex& visibility() { return visibility_; }
+  // The thread running a finish callback holds it already: what that callback does with
+  // this storage (read, even commit) takes it no second time, rather than deadlock.
+  std::shared_lock<std::shared_mutex> see_commits() {
+    if (callback_of_ == this) return {};
+    return std::shared_lock(visibility_);
+  }
+  std::unique_lock<std::shared_mutex> show_commit() {
+    if (callback_of_ == this) return {};
+    return std::unique_lock(visibility_);
+  }
+  // Marks this thread as running a finish callback of this storage, for its lifetime.
+  class CallbackScope {
+   public:
+    explicit CallbackScope(const DbStorage& s) : saved_(callback_of_) { callback_of_ = &s; }
+    ~CallbackScope() { callback_of_ = saved_; }
+    CallbackScope(const CallbackScope&) = delete;
+    CallbackScope& operator=(const CallbackScope&) = delete;
+
+   private:
+    const DbStorage* saved_;
+  };
 
   // The JSON mirror's mode as last seen by a poll (dialects that read it at vote know it
   // exactly; this is for the others).
@@ -70,6 +90,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   StorageOptions options_;
   StateCache cache_;
   std::shared_mutex visibility_;
+  static thread_local const DbStorage* callback_of_;
 
   mutable std::mutex resolver_mu_;
   ConflictResolver resolver_;

@@ -377,6 +377,30 @@ TEST_P(CommitBasics, FinishCallbackRunsOnceWithTheTid) {
   EXPECT_EQ(seen, tid);
 }
 
+// Line 7: tpc_finish does not fail once the vote succeeded — also when the callback reads
+// from the storage (the committer's thread, which holds back other readers until the
+// callback returns, must not wait for itself).
+TEST_P(CommitBasics, AFinishCallbackMayReadFromTheStorage) {
+  const Tid t1 = create(1, "old");
+  auto other = storage_->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->store(Oid(1), t1, "new", txn);
+  inst_->tpc_vote(txn);
+  std::string read_by_callback;
+  Tid last_seen;
+  const Tid tid = inst_->tpc_finish(txn, [&](Tid) {
+    last_seen = inst_->last_transaction();
+    other->poll_invalidations();
+    read_by_callback = other->load(Oid(1)).data;
+  });
+  // Whether the callback itself sees the commit is not specified (FileStorage's does not).
+  EXPECT_LE(last_seen, tid);
+  EXPECT_TRUE(read_by_callback == "old" || read_by_callback == "new") << read_by_callback;
+  other->poll_invalidations();
+  EXPECT_EQ(other->load(Oid(1)).data, "new");
+}
+
 // Commits object 1 (created here as "old") as "new" with a finish callback that takes
 // 50 ms, while another thread, with an instance of its own, runs `sees_new` until it
 // returns true. True when that thread saw the commit before the callback was done.
