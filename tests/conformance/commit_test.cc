@@ -664,11 +664,7 @@ TEST_P(CommitBasics, LoadSerialOfAnUnknownRevisionRaisesPOSKeyError) {
 // Line 15 (with delete_object; undo of a creation comes with the undo issue).
 TEST_P(CommitBasics, DeletedObjectRaisesPOSKeyError) {
   const Tid t1 = create(1, "v1");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(1), t1, txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn);
+  remove(1, t1);
   EXPECT_THROW(inst_->load(Oid(1)), POSKeyError);
   EXPECT_THROW(inst_->load_before(Oid(1), kMax), POSKeyError);
   auto fresh = reopen()->new_instance();
@@ -679,11 +675,7 @@ TEST_P(CommitBasics, DeletedObjectRaisesPOSKeyError) {
 TEST_P(CommitBasics, DeletedObjectKeepsOlderRevisionsReachable) {
   RELSTORE_HP_ONLY(15, "history-free storage removes the object's only row");
   const Tid t1 = create(1, "v1");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(1), t1, txn);
-  inst_->tpc_vote(txn);
-  const Tid deleted = inst_->tpc_finish(txn);
+  const Tid deleted = remove(1, t1);
   auto fresh = reopen()->new_instance();
   auto old = fresh->load_before(Oid(1), deleted);
   ASSERT_TRUE(old);

@@ -72,4 +72,12 @@ Tid StorageTest::create(uint64_t oid, const std::string& data) {
   return commit(*inst_, {{oid, data}});
 }
 
+Tid StorageTest::remove(uint64_t oid, Tid serial) {
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->delete_object(Oid(oid), serial, txn);
+  inst_->tpc_vote(txn);
+  return inst_->tpc_finish(txn);
+}
+
 }  // namespace relstore::conformance

@@ -31,6 +31,9 @@ class StorageTest : public ::testing::TestWithParam<Backend> {
              const std::string& description = "description", const std::string& ext = "");
   // Creates object `oid` with `data` in its own transaction and returns the TID.
   Tid create(uint64_t oid, const std::string& data);
+  // Deletes object `oid` (delete_object, current serial `serial`) in its own transaction
+  // through inst_ and returns the TID.
+  Tid remove(uint64_t oid, Tid serial);
 
   std::unique_ptr<Context> context_;
   std::string uri_;

@@ -93,11 +93,7 @@ TEST_P(HistoryAndIteration, IteratorYieldsTransactionsInOrderWithVerbatimExtensi
 TEST_P(HistoryAndIteration, IteratorRecordsCarryDeletionsAsAbsentData) {
   RELSTORE_HP_ONLY(19, "history-free storage drops deleted objects' rows");
   const Tid t1 = create(1, "a");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(1), t1, txn);
-  inst_->tpc_vote(txn);
-  const Tid t2 = inst_->tpc_finish(txn);
+  const Tid t2 = remove(1, t1);
   const auto txns = all_transactions(*inst_, t2);
   ASSERT_EQ(txns.size(), 1u);
   ASSERT_EQ(txns[0].records.size(), 1u);

@@ -67,11 +67,7 @@ TEST_P(ModesAndDurability, DeleteObjectNeedsTheCurrentSerial) {
 TEST_P(ModesAndDurability, AfterDeleteObjectLoadsRaisePOSKeyError) {
   const Tid t1 = create(1, "v1");
   create(2, "stays");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(1), t1, txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn);
+  remove(1, t1);
   auto other = reopen()->new_instance();
   EXPECT_THROW(other->load(Oid(1)), POSKeyError);
   EXPECT_EQ(other->load(Oid(2)).data, "stays");
@@ -92,11 +88,7 @@ TEST_P(ModesAndDurability, ADeletionReachesOtherInstancesAtTheirNextPoll) {
     i->poll_invalidations();
     EXPECT_EQ(i->load(Oid(1)).data, "v1");
   }
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(1), t1, txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn);
+  remove(1, t1);
   for (StorageInstance* i : {reader.get(), remote.get()}) {
     SCOPED_TRACE(i == reader.get() ? "same storage" : "another storage");
     const auto changed = i->poll_invalidations();
@@ -118,11 +110,7 @@ TEST_P(ModesAndDurability, ADeletionReachesOtherInstancesAtTheirNextPoll) {
 TEST_P(ModesAndDurability, ADeletionOfTheNewestObjectStaysTheLastTransaction) {
   create(1, "old");
   const Tid t2 = create(2, "newest");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(2), t2, txn);
-  inst_->tpc_vote(txn);
-  const Tid gone = inst_->tpc_finish(txn);
+  const Tid gone = remove(2, t2);
   ASSERT_GT(gone, t2);
   EXPECT_EQ(inst_->last_transaction(), gone);
   auto remote = reopen()->new_instance();

@@ -120,11 +120,7 @@ TEST_P(Mvcc, PollSaysEverythingWhenTheDatabaseWentBack) {
 TEST_P(Mvcc, AZapAfterADeletionLeavesAnEmptyDatabase) {
   create(1, "a");
   const Tid t2 = create(2, "b");
-  TransactionMetaData txn{"", "", ""};
-  inst_->tpc_begin(txn);
-  inst_->delete_object(Oid(2), t2, txn);
-  inst_->tpc_vote(txn);
-  inst_->tpc_finish(txn);
+  remove(2, t2);
   auto reader = storage_->new_instance();
   reader->poll_invalidations();
   reader->load(Oid(1));
