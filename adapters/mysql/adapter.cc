@@ -177,8 +177,9 @@ StorageInfo MysqlAdapter::info() {
   out.transactions = static_cast<uint64_t>(figures[1]);
   out.size_bytes = static_cast<uint64_t>(figures[2]);
   // A deletion is a finished transaction whose TID no row keeps.
-  out.last_tid = std::max(Tid::from_sql(figures[3]), Tid::from_sql(figures[4]));
-  if (settings_.has_deletion_mark) out.last_deletion = Tid::from_sql(figures[4]);
+  const Tid mark = backend::deletion_tid(Tid::from_sql(figures[4]));
+  out.last_tid = std::max(Tid::from_sql(figures[3]), mark);
+  if (settings_.has_deletion_mark) out.last_deletion = mark;
   out.schema_version = schema_version(*conn);
   return out;
 }
@@ -214,7 +215,9 @@ void MysqlAdapter::zap_all() {
             "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); ";
   int statements = settings_.keep_history ? 11 : 7;
   if (settings_.has_deletion_mark) {
-    sql += "UPDATE relstore_hf_deletion SET tid = 0 WHERE id = 0; ";  // no deletion either
+    // Every instance's next poll must see the zap (backend/deletion_mark.h).
+    sql += backend::kZapDeletionMark;
+    sql += "; ";
     ++statements;
   }
   try {

@@ -43,7 +43,7 @@ backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since
     }
   }
   conn_ = open_connection(settings_, Role::load, &adapter_);
-  deletions_.reset();
+  mark_.reset();
   return start(since);
 }
 
@@ -53,9 +53,13 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   std::string sql = "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; ";
   sql += q_.last_tid;
   int statements = 2;
-  if (settings_.has_deletion_mark) {
+  // The poll's mark (backend/deletion_mark.h).
+  const char* mark_query = settings_.has_deletion_mark ? kDeletionMark
+                           : settings_.keep_history    ? kFirstTransaction
+                                                       : nullptr;
+  if (mark_query) {
     sql += "; ";
-    sql += kDeletionMark;
+    sql += mark_query;
     ++statements;
   }
   if (since) {
@@ -75,7 +79,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
           if (rows.next()) r.last_tid = Tid::from_sql(rows.int64(0));
           return;
         }
-        if (n == 1 && settings_.has_deletion_mark) {
+        if (n == 1 && mark_query) {
           mark = rows.next() ? Tid::from_sql(rows.int64(0)) : Tid();
           return;
         }
@@ -86,8 +90,8 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       Context::read);
   if (since && !r.changes) r.changes.emplace();
   // A deletion is a finished transaction whose TID no row keeps.
-  if (mark) r.last_tid = std::max(r.last_tid, *mark);
-  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
+  if (settings_.has_deletion_mark) r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
+  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
   in_snapshot_ = true;
   return r;
 }

@@ -41,7 +41,7 @@ class MysqlLoadConnection : public backend::LoadConnection {
   std::unique_ptr<Connection> conn_;
   bool in_snapshot_ = false;
   bool handed_over_ = false;  // conn_ is with the closer
-  backend::DeletionMark deletions_;
+  backend::PollMark mark_;    // deletion record (history-free) or first TID (history-preserving)
 };
 
 }  // namespace relstore::mysql

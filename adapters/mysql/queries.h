@@ -24,8 +24,11 @@ inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = 
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
-// History-free deletions (src/backend/deletion_mark.h).
+// Polls' marks (src/backend/deletion_mark.h): history-free deletions, and where a
+// history-preserving database's history starts.
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
+inline constexpr const char* kFirstTransaction =
+    "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0";
 // Which database this is, however it was reached (host name, address or socket).
 inline constexpr const char* kIdentity =
     "SELECT CONCAT('mysql ', @@hostname, ' port ', @@port, ' datadir ', @@datadir, "

@@ -128,8 +128,10 @@ StorageInfo PostgresqlAdapter::info() {
   out.transactions = static_cast<uint64_t>(r[2].int64(0, 0));
   out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
   // A deletion is a finished transaction whose TID no row keeps.
-  out.last_tid = std::max(Tid::from_sql(r[4].int64(0, 0)), Tid::from_sql(r[5].int64(0, 0)));
-  if (loc_.deletion_mark) out.last_deletion = Tid::from_sql(r[5].int64(0, 0));
+  out.last_tid = std::max(Tid::from_sql(r[4].int64(0, 0)),
+                          backend::deletion_tid(Tid::from_sql(r[5].int64(0, 0))));
+  if (loc_.deletion_mark)
+    out.last_deletion = backend::deletion_tid(Tid::from_sql(r[5].int64(0, 0)));
   out.schema_version = schema_version(*conn);
   return out;
 }
@@ -158,8 +160,8 @@ void PostgresqlAdapter::zap_all() {
                         : "DELETE FROM blob_chunk; DELETE FROM object_state; "
                           "DELETE FROM object_ref; DELETE FROM object_refs_added; "
                           "DELETE FROM pack_object; ") +
-                   // Empty again: no deletion happened in it either.
-                   (loc_.deletion_mark ? "UPDATE relstore_hf_deletion SET tid = 0; " : "") +
+                   // Every instance's next poll must see the zap (backend/deletion_mark.h).
+                   (loc_.deletion_mark ? std::string(backend::kZapDeletionMark) + "; " : "") +
                    // The mirror goes with the objects; its progress too, since later
                    // commits or restores may bring TIDs below the one it had reached.
                    (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "

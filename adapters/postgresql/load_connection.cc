@@ -14,14 +14,19 @@ PgLoadConnection::PgLoadConnection(const Location& loc, backend::Adapter& adapte
 
 PgLoadConnection::~PgLoadConnection() { end_snapshot(); }
 
+const Statement* PgLoadConnection::mark_statement() const {
+  if (loc_.deletion_mark) return &kDeletionMark;
+  return loc_.keep_history ? &kFirstTransaction : nullptr;
+}
+
 void PgLoadConnection::connect() {
   conn_.reset();
   in_snapshot_ = false;
   auto conn = open_conn(loc_, Role::load, &adapter_);
-  deletions_.reset();
+  mark_.reset();
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, kLoadRevision, kExists});
-  if (loc_.deletion_mark) conn->prepare({kDeletionMark});
+  if (const Statement* mark = mark_statement()) conn->prepare({*mark});
   conn->enter_pipeline();
   conn_ = std::move(conn);
 }
@@ -47,18 +52,17 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   in_snapshot_ = true;
   conn_->queue(q_.last_tid);
   if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
-  if (loc_.deletion_mark) conn_->queue(kDeletionMark);
+  const Statement* mark_query = mark_statement();
+  if (mark_query) conn_->queue(*mark_query);
   conn_->send_batch();
   const auto results = conn_->wait(Context::read);
-  const size_t first = results.size() - (since ? 2 : 1) - (loc_.deletion_mark ? 1 : 0);
+  const size_t first = results.size() - (since ? 2 : 1) - (mark_query ? 1 : 0);
   backend::PollResult r;
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));
   std::optional<Tid> mark;
-  if (loc_.deletion_mark) {
-    mark = Tid::from_sql(results.back().int64(0, 0));
-    // A deletion is a finished transaction whose TID no row keeps.
-    r.last_tid = std::max(r.last_tid, *mark);
-  }
+  if (mark_query) mark = Tid::from_sql(results.back().int64(0, 0));
+  // A deletion is a finished transaction whose TID no row keeps.
+  if (loc_.deletion_mark) r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
   if (since) {
     const Result& changes = results[first + 1];
     r.changes.emplace();
@@ -68,7 +72,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
                               Tid::from_sql(changes.int64(i, 1)));
     }
   }
-  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
+  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
   return r;
 }
 

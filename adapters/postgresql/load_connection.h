@@ -39,7 +39,9 @@ class PgLoadConnection : public backend::LoadConnection {
   const Queries& q_;
   std::unique_ptr<Conn> conn_;
   bool in_snapshot_ = false;  // a transaction is open on the server
-  backend::DeletionMark deletions_;
+  // What a poll reads besides the changes (backend/deletion_mark.h); null: nothing.
+  const Statement* mark_statement() const;
+  backend::PollMark mark_;  // deletion record (history-free) or first TID (history-preserving)
 };
 
 }  // namespace relstore::postgresql

@@ -25,9 +25,12 @@ const Queries& queries(bool keep_history);
 inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"};
 inline constexpr Statement kBegin = {"", "BEGIN"};
 inline constexpr Statement kRollback = {"", "ROLLBACK"};
-// History-free deletions (src/backend/deletion_mark.h).
+// Polls' marks (src/backend/deletion_mark.h): history-free deletions, and where a
+// history-preserving database's history starts.
 inline constexpr Statement kDeletionMark = {"deletion_mark",
                                             "SELECT tid FROM relstore_hf_deletion WHERE id = 0"};
+inline constexpr Statement kFirstTransaction = {
+    "first_transaction", "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0"};
 inline constexpr Statement kLoadRevision = {
     "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
 inline constexpr Statement kExists = {"exists",

@@ -97,7 +97,8 @@ StorageInfo SqliteAdapter::info() {
   out.size_bytes = static_cast<uint64_t>(db->query_int(kStateBytes));
   const bool marked = !loc_.keep_history && db->has_table(backend::kDeletionMarkTable);
   out.last_tid = Tid::from_sql(db->query_int(marked ? kLastTidWithDeletionMark : q.last_tid));
-  if (marked) out.last_deletion = Tid::from_sql(db->query_int(kDeletionMark));
+  if (marked)
+    out.last_deletion = backend::deletion_tid(Tid::from_sql(db->query_int(kDeletionMark)));
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
   return out;
@@ -117,9 +118,9 @@ void SqliteAdapter::zap_all() {
                    "DELETE FROM pack_state; DELETE FROM pack_state_tid;"
                  : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref;"
                    "DELETE FROM object_refs_added; DELETE FROM pack_object;");
-    // Empty again: no deletion happened in it either.
+    // Empty again, and every instance's next poll must say so (backend/deletion_mark.h).
     if (!loc_.keep_history && db->has_table(backend::kDeletionMarkTable)) {
-      db->exec("UPDATE relstore_hf_deletion SET tid = 0 WHERE id = 0");
+      db->exec(backend::kZapDeletionMark);
     }
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.

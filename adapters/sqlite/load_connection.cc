@@ -10,6 +10,7 @@ namespace relstore::sqlite {
 SqliteLoadConnection::SqliteLoadConnection(const Location& loc, backend::Adapter&)
     : db_(open_main(loc, Role::load)),
       q_(queries(loc.keep_history)),
+      keep_history_(loc.keep_history),
       has_deletion_mark_(!loc.keep_history && db_->has_table(backend::kDeletionMarkTable)) {}
 
 SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
@@ -24,7 +25,9 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   if (has_deletion_mark_) {
     mark = Tid::from_sql(db_->query_int(kDeletionMark));
     // A deletion is a finished transaction whose TID no row keeps.
-    r.last_tid = std::max(r.last_tid, *mark);
+    r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
+  } else if (keep_history_) {
+    mark = Tid::from_sql(db_->query_int(kFirstTransaction));
   }
   r.mirror_mode = json_mirror::read_mode(*db_);
   if (since) {
@@ -37,7 +40,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
         r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
   }
-  if (deletions_.moved(mark, since)) r.changes.reset();  // deleted rows cannot be listed
+  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
   return r;
 }
 

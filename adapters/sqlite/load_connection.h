@@ -26,8 +26,9 @@ class SqliteLoadConnection : public backend::LoadConnection {
  private:
   std::unique_ptr<Db> db_;
   const Queries& q_;
+  bool keep_history_;
   bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
-  backend::DeletionMark deletions_;
+  backend::PollMark mark_;  // deletion record (history-free) or first TID (history-preserving)
 };
 
 }  // namespace relstore::sqlite

@@ -32,7 +32,10 @@ inline constexpr const char* kInsertTransaction =
     "INSERT INTO \"transaction\" (tid, packed, is_empty, username, description, extension) "
     "VALUES (?, ?, ?, ?, ?, ?)";
 
-// History-free deletions (src/backend/deletion_mark.h).
+// Polls' marks (src/backend/deletion_mark.h): where the history starts (history-preserving)
+inline constexpr const char* kFirstTransaction =
+    "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0";
+// and history-free deletions.
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
 inline constexpr const char* kMarkDeletion = "UPDATE relstore_hf_deletion SET tid = ? WHERE id = 0";
 // The last TID of a history-free database with the record: a deletion of the object with

@@ -115,6 +115,31 @@ TEST_P(Mvcc, PollSaysEverythingWhenTheDatabaseWentBack) {
   EXPECT_FALSE(inv.has_value()) << "a zapped database must invalidate everything";
 }
 
+// A zap, then a commit, before the reader polls: the last TID is past the one the reader
+// saw, yet its states are gone. The poll must still say "everything" (design.md §4).
+TEST_P(Mvcc, AZapFollowedByACommitStillInvalidatesEverything) {
+  create(1, "a");
+  create(2, "b");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "a");
+  EXPECT_EQ(reader->load(Oid(2)).data, "b");
+  for (int round = 0; round < 2; ++round) {  // the second zap comes after the first
+    SCOPED_TRACE(round);
+    auto zapper = reopen();
+    zapper->zap_all();
+    auto writer = zapper->new_instance();
+    commit(*writer, {{3, "after the zap " + std::to_string(round)}});
+    EXPECT_FALSE(reader->poll_invalidations().has_value());
+    EXPECT_THROW(reader->load(Oid(1)), POSKeyError);
+    EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
+    EXPECT_EQ(reader->load(Oid(3)).data, "after the zap " + std::to_string(round));
+    const auto quiet = reader->poll_invalidations();
+    ASSERT_TRUE(quiet);
+    EXPECT_TRUE(quiet->empty());
+  }
+}
+
 // The same after a deletion (history-free databases record its TID apart from the rows):
 // a zapped database is empty again, last_transaction zero.
 TEST_P(Mvcc, AZapAfterADeletionLeavesAnEmptyDatabase) {
