@@ -112,20 +112,42 @@ class Converter {
         copy_transaction(*dst_inst, txn, report);
       }
     }
-    if (bulk) {
-      flush_batch(report);
-      bulk_adapter_->bulk_finish();
-    }
+    if (bulk) flush_batch(report);
+    if (deletions_) remove_deleted(report);
+    if (bulk) bulk_adapter_->bulk_finish();
     report.done.seconds = seconds();
   }
 
   // --incremental from a history-free source that deleted objects (at `deleted_at` or
-  // before) since the destination's last transaction: such a source keeps no trace of
-  // what it deleted, so the objects the destination has and the source lacks are found
-  // by walking both, and removed from a history-free destination (at `deleted_at`, as
-  // one batch). A history-preserving destination cannot record them — the source cannot
-  // say when each went — and is refused before anything is written.
-  void remove_deleted(Tid deleted_at, Tid dst_last, ConvertReport& report) {
+  // before) after the destination's last transaction `dst_last`. Such a source keeps no
+  // trace of what it deleted: the objects the destination has and the source lacks are
+  // found by walking both. A history-preserving destination cannot record them — the
+  // source cannot say when each went — and is refused here, before anything is written;
+  // a history-free one has them removed after the copy (run), at `deleted_at`. After,
+  // not before: the removal moves the destination's last TID to `deleted_at`, and a run
+  // interrupted between the two would resume after transactions it never copied.
+  void expect_deletions(Tid deleted_at, Tid dst_last) {
+    if (!dst_->keep_history()) {
+      deletions_ = PendingDeletions{deleted_at, dst_last};
+      return;
+    }
+    const std::vector<Oid> gone = find_deleted();
+    if (gone.empty()) return;
+    throw StorageError("--incremental: the destination " + dst_uri_.redacted() + " has " +
+                       describe_deleted(gone, dst_last) +
+                       "; the source cannot say when each went, so a history-preserving "
+                       "copy cannot record it. Nothing was changed; --clear copies the "
+                       "source again");
+  }
+
+ private:
+  struct PendingDeletions {
+    Tid at;        // the source's deletion record
+    Tid dst_last;  // the destination's last TID before this run
+  };
+
+  // The destination's objects that the source lacks, in OID order.
+  std::vector<Oid> find_deleted() {
     auto src = src_.new_instance();
     auto dst = dst_->new_instance();
     src->poll_invalidations();
@@ -141,34 +163,37 @@ class Converter {
       if (!a || b->oid < a->oid) gone.push_back(b->oid);
       b = b->next ? dst->record_iternext(b->next) : std::nullopt;
     }
+    return gone;
+  }
+
+  static std::string describe_deleted(const std::vector<Oid>& gone, Tid dst_last) {
+    return std::to_string(gone.size()) + " objects (oid " + gone.front().hex() +
+           " first) that the history-free source deleted after the destination's last "
+           "transaction " +
+           dst_last.hex();
+  }
+
+  // The history-free half of expect_deletions, once the copy is done.
+  void remove_deleted(ConvertReport& report) {
+    const std::vector<Oid> gone = find_deleted();
     if (gone.empty()) return;
-    const std::string what = std::to_string(gone.size()) + " objects (oid " + gone.front().hex() +
-                             " first) that the history-free source deleted after the "
-                             "destination's last transaction " +
-                             dst_last.hex();
-    if (dst_->keep_history()) {
-      throw StorageError("--incremental: the destination " + dst_uri_.redacted() + " has " + what +
-                         "; the source cannot say when each went, so a history-preserving "
-                         "copy cannot record it. Nothing was changed; --clear copies the "
-                         "source again");
-    }
     report.deletions = gone.size();
-    if (o_.on_log) o_.on_log("removing " + what);
+    if (o_.on_log) o_.on_log("removing " + describe_deleted(gone, deletions_->dst_last));
     if (o_.dry_run) return;
     std::vector<backend::BulkRecord> records;
-    for (Oid oid : gone) records.push_back({oid, deleted_at, std::nullopt});
+    for (Oid oid : gone) records.push_back({oid, deletions_->at, std::nullopt});
     if (bulk_adapter_) {
       bulk_adapter_->bulk_apply_current(records);
       return;
     }
     TransactionMetaData meta{"", "objects deleted in the history-free source", ""};
-    dst->tpc_begin(meta, deleted_at);
+    auto dst = dst_->new_instance();
+    dst->tpc_begin(meta, deletions_->at);
     for (const auto& r : records) dst->restore(r.oid, r.tid, std::nullopt, meta);
     dst->tpc_vote(meta);
     dst->tpc_finish(meta);
   }
 
- private:
   double seconds() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
   void tick(ConvertReport& report) {
@@ -292,6 +317,7 @@ class Converter {
   std::vector<std::pair<Oid, std::string>> pending_blobs_;
   std::unique_ptr<backend::Adapter> bulk_adapter_;
   bool keep_history_ = true;
+  std::optional<PendingDeletions> deletions_;
   std::vector<TransactionRecord> history_batch_;
   std::vector<backend::BulkRecord> current_batch_;
   std::unordered_map<Oid, size_t> batch_index_;
@@ -397,7 +423,7 @@ ConvertReport convert(const ConvertOptions& o) {
         if (!src->keep_history()) {
           const StorageInfo source = src->info();
           if (source.last_deletion && *source.last_deletion > info.last_tid) {
-            converter.remove_deleted(*source.last_deletion, info.last_tid, report);
+            converter.expect_deletions(*source.last_deletion, info.last_tid);
           }
         }
         report.started_after = info.last_tid;

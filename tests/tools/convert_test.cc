@@ -486,6 +486,40 @@ TEST(Convert, IncrementalFromAHistoryFreeSourceBringsItsDeletionsOver) {
   EXPECT_EQ(history_after.objects, history_before.objects);
 }
 
+// The deletions are removed after the copy: a run interrupted in the middle of the copy
+// resumes before the transactions it did not copy (removing them first moved the
+// destination's last TID past those transactions, and the resume skipped them).
+TEST(Convert, AnInterruptedIncrementalRunWithDeletionsResumesWhole) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
+  SampleOptions sample;
+  sample.objects = 300;
+  write_sample(src, sample);
+  const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
+  run(src, copy);
+  {
+    auto inst = open_storage(src)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(400), std::nullopt, "written after the copy", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  testing::update_and_delete_some(src);
+  ConvertOptions o;
+  o.source = src;
+  o.destination = copy;
+  o.incremental = true;
+  o.batch_records = 1;
+  o.on_progress = [](const ConvertProgress&) { throw std::runtime_error("interrupted"); };
+  EXPECT_THROW(convert(o), std::runtime_error);
+  o.on_progress = nullptr;
+  const ConvertReport resumed = convert(o);
+  EXPECT_EQ(resumed.deletions, 5u);
+  EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
+  EXPECT_EQ(open_storage(copy)->new_instance()->load(Oid(400)).data, "written after the copy");
+}
+
 // One database under two names: --clear would empty the source before copying it.
 TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
   TempDir d;
