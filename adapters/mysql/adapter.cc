@@ -15,6 +15,7 @@
 #include "adapters/mysql/store_connection.h"
 #include "backend/registry.h"
 #include "embedded_sql.h"
+#include "relstore/clock.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -216,7 +217,7 @@ void MysqlAdapter::zap_all() {
   int statements = settings_.keep_history ? 11 : 7;
   if (settings_.has_deletion_mark) {
     // Every instance's next poll must see the zap (backend/deletion_mark.h).
-    sql += backend::kZapDeletionMark;
+    sql += backend::zap_deletion_mark_sql(system_clock()->now());
     sql += "; ";
     ++statements;
   }

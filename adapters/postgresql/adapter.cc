@@ -12,6 +12,7 @@
 #include "adapters/postgresql/schema_installer.h"
 #include "adapters/postgresql/store_connection.h"
 #include "backend/registry.h"
+#include "relstore/clock.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -150,25 +151,26 @@ void PostgresqlAdapter::zap_all() {
   // DELETE rather than TRUNCATE: TRUNCATE waits for every reader holding a snapshot, and
   // DELETE lets the blob_chunk trigger unlink the large objects. The commit lock keeps
   // commits out while the tables empty.
-  conn->simple(std::string("BEGIN; SELECT pg_advisory_xact_lock(-1); ") +
-                   (loc_.keep_history
-                        ? "DELETE FROM current_object; DELETE FROM blob_chunk; "
-                          "DELETE FROM object_state; DELETE FROM \"transaction\" WHERE tid > 0; "
-                          "DELETE FROM object_ref; DELETE FROM object_refs_added; "
-                          "DELETE FROM pack_object; DELETE FROM pack_state; "
-                          "DELETE FROM pack_state_tid; "
-                        : "DELETE FROM blob_chunk; DELETE FROM object_state; "
-                          "DELETE FROM object_ref; DELETE FROM object_refs_added; "
-                          "DELETE FROM pack_object; ") +
-                   // Every instance's next poll must see the zap (backend/deletion_mark.h).
-                   (loc_.deletion_mark ? std::string(backend::kZapDeletionMark) + "; " : "") +
-                   // The mirror goes with the objects; its progress too, since later
-                   // commits or restores may bring TIDs below the one it had reached.
-                   (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "
-                                       "UPDATE relstore_json_mirror SET last_tid = 0; "
-                                     : "") +
-                   kResetOids + "; COMMIT",
-               Context::other);
+  conn->simple(
+      std::string("BEGIN; SELECT pg_advisory_xact_lock(-1); ") +
+          (loc_.keep_history
+               ? "DELETE FROM current_object; DELETE FROM blob_chunk; "
+                 "DELETE FROM object_state; DELETE FROM \"transaction\" WHERE tid > 0; "
+                 "DELETE FROM object_ref; DELETE FROM object_refs_added; "
+                 "DELETE FROM pack_object; DELETE FROM pack_state; "
+                 "DELETE FROM pack_state_tid; "
+               : "DELETE FROM blob_chunk; DELETE FROM object_state; "
+                 "DELETE FROM object_ref; DELETE FROM object_refs_added; "
+                 "DELETE FROM pack_object; ") +
+          // Every instance's next poll must see the zap (backend/deletion_mark.h).
+          (loc_.deletion_mark ? backend::zap_deletion_mark_sql(system_clock()->now()) + "; " : "") +
+          // The mirror goes with the objects; its progress too, since later
+          // commits or restores may bring TIDs below the one it had reached.
+          (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "
+                              "UPDATE relstore_json_mirror SET last_tid = 0; "
+                            : "") +
+          kResetOids + "; COMMIT",
+      Context::other);
 }
 
 std::vector<int> PostgresqlAdapter::applied_migrations() {

@@ -14,6 +14,7 @@
 #include "adapters/sqlite/store_connection.h"
 #include "backend/registry.h"
 #include "paths.h"
+#include "relstore/clock.h"
 #include "relstore/errors.h"
 
 namespace relstore::sqlite {
@@ -120,7 +121,7 @@ void SqliteAdapter::zap_all() {
                    "DELETE FROM object_refs_added; DELETE FROM pack_object;");
     // Empty again, and every instance's next poll must say so (backend/deletion_mark.h).
     if (!loc_.keep_history && db->has_table(backend::kDeletionMarkTable)) {
-      db->exec(backend::kZapDeletionMark);
+      db->exec(backend::zap_deletion_mark_sql(system_clock()->now()));
     }
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.

@@ -2,8 +2,8 @@
 //
 // History-free: deleting an object removes its row (as RelStorage does), so no poll can
 // list the deletion. relstore records the TID of the last commit that deleted anything
-// (table relstore_hf_deletion, a migration); zap_all counts down below zero there
-// (-1, -2, …), so that every zap moves the record too. Databases without the table (not
+// (table relstore_hf_deletion, a migration); zap_all writes minus the TID of its own
+// time there, so that every zap moves the record too. Databases without the table (not
 // migrated) poll as before.
 // History-preserving: the first transaction's TID. A zap followed by a commit leaves a
 // last TID above the one an instance saw, and only the history's new start shows it.
@@ -12,7 +12,9 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
+#include "relstore/timestamp.h"
 #include "relstore/types.h"
 
 namespace relstore::backend {
@@ -20,14 +22,19 @@ namespace relstore::backend {
 // The name of the one-row table; its row has id 0 and the TID.
 inline constexpr const char* kDeletionMarkTable = "relstore_hf_deletion";
 
-// What zap_all does to the record: the first zap after a deletion makes it -1, each
-// later one one less.
-inline constexpr const char* kZapDeletionMark =
-    "UPDATE relstore_hf_deletion SET tid = CASE WHEN tid > 0 THEN -1 ELSE tid - 1 END "
-    "WHERE id = 0";
+// What zap_all writes into the record: minus the TID of the zap's time (the zapping
+// client's clock). No value a reader saw before equals it (deletions write positive
+// TIDs, earlier zaps earlier times), and a connection's first poll can tell whether the
+// zap came after what its instance had seen.
+inline std::string zap_deletion_mark_sql(double unix_now) {
+  return "UPDATE relstore_hf_deletion SET tid = " +
+         std::to_string(-TimeStamp::from_unix(unix_now).tid().sql()) + " WHERE id = 0";
+}
 
-// The TID a deletion record holds: none (zero) while it holds a zap count.
+// The TID a deletion record holds: none (zero) while it holds a zap's mark.
 inline Tid deletion_tid(Tid record) { return record.sql() > 0 ? record : Tid(); }
+// When a mark last moved: a deletion's or a first transaction's TID, a zap's time.
+inline Tid mark_time(Tid mark) { return mark.sql() < 0 ? Tid::from_sql(-mark.sql()) : mark; }
 
 // What one load connection knows of its mark.
 class PollMark {
@@ -37,7 +44,7 @@ class PollMark {
   // snapshot, when it is past `since`.
   bool moved(std::optional<Tid> mark, std::optional<Tid> since) {
     bool moved = false;
-    if (mark && since) moved = last_ ? *mark != *last_ : *mark > *since;
+    if (mark && since) moved = last_ ? *mark != *last_ : mark_time(*mark) > *since;
     last_ = mark;
     return moved;
   }
