@@ -71,6 +71,9 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   backend::PollResult r;
   std::optional<Tid> mark;
   int result = 0;
+  // From here a transaction may be open, also when a statement below fails: end_snapshot
+  // must end it.
+  in_snapshot_ = true;
   conn_->batch(
       sql, statements,
       [&](Rows& rows) {
@@ -92,7 +95,6 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   // A deletion is a finished transaction whose TID no row keeps.
   if (settings_.has_deletion_mark) r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
   if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
-  in_snapshot_ = true;
   return r;
 }
 

@@ -57,9 +57,12 @@ void DbInstance::restart_snapshot() {
   // moved the connection to a new snapshot already, and cached states of the old one must
   // not be served beside reads from it. The next access starts over from snapshot_tid_.
   in_snapshot_ = false;
-  {
+  try {
     const auto visible = storage_.see_commits();
     r = conn.begin_snapshot(since);
+  } catch (...) {
+    conn.end_snapshot();  // whatever the failed poll left open on the server
+    throw;
   }
   in_snapshot_ = true;
   if (r.mirror_mode) storage_.note_mirror_mode(*r.mirror_mode);
