@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <unordered_map>
 
+#include "backend/oid_order.h"
 #include "backend/registry.h"
 #include "paths.h"
 #include "relstore/blob_dir.h"
@@ -76,13 +77,73 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
   return open_storage(uri, options);
 }
 
+// The OIDs of a storage's current objects in order, from one snapshot. Databases are read
+// a page of records a round trip, through their adapter's load connection; a Data.fs
+// through record_iternext.
+class OidWalk {
+ public:
+  OidWalk(Storage& storage, const StorageUri& uri) {
+    if (uri.scheme == Scheme::file) {
+      instance_ = storage.new_instance();
+      instance_->poll_invalidations();
+      return;
+    }
+    StorageOptions options = uri.options();
+    options.read_only = true;
+    options.create = false;
+    adapter_ = backend::open_adapter(uri, options);
+    load_ = adapter_->open_load();
+    load_->begin_snapshot(std::nullopt);
+  }
+  ~OidWalk() {
+    if (load_) load_->end_snapshot();
+  }
+  OidWalk(const OidWalk&) = delete;
+  OidWalk& operator=(const OidWalk&) = delete;
+
+  std::optional<Oid> next() {
+    if (instance_) {
+      if (done_) return std::nullopt;
+      auto r = instance_->record_iternext(from_);
+      if (!r) return std::nullopt;
+      from_ = r->next;
+      done_ = !r->next;
+      return r->oid;
+    }
+    if (page_at_ == page_.size()) {
+      if (done_) return std::nullopt;
+      page_ = backend::current_records_in_oid_order(*load_, from_.value_or(Oid(0)), kPage);
+      page_at_ = 0;
+      done_ = page_.size() < kPage || page_.back().first.value() == ~uint64_t{0};
+      if (!done_) from_ = Oid(page_.back().first.value() + 1);
+      if (page_.empty()) return std::nullopt;
+    }
+    return page_[page_at_++].first;
+  }
+
+ private:
+  static constexpr size_t kPage = 1000;
+  std::unique_ptr<StorageInstance> instance_;
+  std::unique_ptr<backend::Adapter> adapter_;
+  std::unique_ptr<backend::LoadConnection> load_;
+  std::vector<std::pair<Oid, backend::StateRow>> page_;
+  size_t page_at_ = 0;
+  std::optional<Oid> from_;
+  bool done_ = false;
+};
+
 class Converter {
  public:
   // `bulk`: the destination's adapter when it loads in batches (null: one restore per
   // source transaction, as into a Data.fs).
-  Converter(const ConvertOptions& o, Storage& src, Storage* dst, const StorageUri& dst_uri,
-            std::unique_ptr<backend::Adapter> bulk)
-      : o_(o), src_(src), dst_(dst), dst_uri_(dst_uri), bulk_adapter_(std::move(bulk)) {
+  Converter(const ConvertOptions& o, Storage& src, const StorageUri& src_uri, Storage* dst,
+            const StorageUri& dst_uri, std::unique_ptr<backend::Adapter> bulk)
+      : o_(o),
+        src_(src),
+        src_uri_(src_uri),
+        dst_(dst),
+        dst_uri_(dst_uri),
+        bulk_adapter_(std::move(bulk)) {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
   }
 
@@ -148,20 +209,17 @@ class Converter {
 
   // The destination's objects that the source lacks, in OID order.
   std::vector<Oid> find_deleted() {
-    auto src = src_.new_instance();
-    auto dst = dst_->new_instance();
-    src->poll_invalidations();
-    dst->poll_invalidations();
+    OidWalk src(src_, src_uri_);
+    OidWalk dst(*dst_, dst_uri_);
     std::vector<Oid> gone;
-    auto a = src->record_iternext(std::nullopt);
-    auto b = dst->record_iternext(std::nullopt);
+    std::optional<Oid> a = src.next(), b = dst.next();
     while (b) {
-      if (a && a->oid < b->oid) {
-        a = a->next ? src->record_iternext(a->next) : std::nullopt;
+      if (a && *a < *b) {
+        a = src.next();
         continue;
       }
-      if (!a || b->oid < a->oid) gone.push_back(b->oid);
-      b = b->next ? dst->record_iternext(b->next) : std::nullopt;
+      if (!a || *b < *a) gone.push_back(*b);
+      b = dst.next();
     }
     return gone;
   }
@@ -311,6 +369,7 @@ class Converter {
 
   const ConvertOptions& o_;
   Storage& src_;
+  StorageUri src_uri_;
   Storage* dst_;
   StorageUri dst_uri_;
   std::optional<BlobDir> src_blobs_, dst_blobs_;
@@ -408,7 +467,7 @@ ConvertReport convert(const ConvertOptions& o) {
   // Checks the options that need both ends open (the source blob directory) before
   // --clear touches the destination: a usage error found after it would leave the
   // destination emptied with nothing copied.
-  Converter converter(o, *src, dst.get(), dst_uri, std::move(bulk));
+  Converter converter(o, *src, src_uri, dst.get(), dst_uri, std::move(bulk));
   ConvertReport report;
   std::optional<Tid> start;
   if (dst) {

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <shared_mutex>
 
+#include "backend/oid_order.h"
 #include "md5.h"
 #include "relstore/errors.h"
 #include "storage/db_storage.h"
@@ -195,23 +196,7 @@ std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> sta
 
 std::optional<RecordIterResult> DbInstance::record_iternext(std::optional<Oid> next) {
   ensure_snapshot();
-  // OIDs of 2**63 and above are negative BIGINTs: SQL's order puts them before the others,
-  // and "zoid >= from" of a negative `from` reaches the others too. So the walk takes the
-  // low OIDs first, then the high ones, and keeps from a query only the half it asked for.
-  constexpr uint64_t kHigh = uint64_t{1} << 63;
-  const Oid from = next.value_or(Oid(0));
-  auto& conn = load_conn();
-  auto rows = conn.current_records(from, 2);
-  auto keep_high = [&](auto& found) {
-    std::erase_if(found, [&](const auto& row) { return row.first.value() < kHigh; });
-  };
-  if (from.value() >= kHigh) {
-    keep_high(rows);
-  } else if (rows.size() < 2) {
-    auto high = conn.current_records(Oid(kHigh), 2 - rows.size());
-    keep_high(high);
-    for (auto& row : high) rows.push_back(std::move(row));
-  }
+  auto rows = backend::current_records_in_oid_order(load_conn(), next.value_or(Oid(0)), 2);
   if (rows.empty()) return std::nullopt;
   RecordIterResult r;
   r.oid = rows[0].first;

@@ -520,6 +520,38 @@ TEST(Convert, AnInterruptedIncrementalRunWithDeletionsResumesWhole) {
   EXPECT_EQ(open_storage(copy)->new_instance()->load(Oid(400)).data, "written after the copy");
 }
 
+// The walk that finds them reads pages of records: deletions on several pages, and
+// objects past 2**63, are all found.
+TEST(Convert, DeletionsAreFoundOnEveryPageOfTheWalk) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
+  SampleOptions sample;
+  sample.objects = 2500;
+  write_sample(src, sample);
+  constexpr uint64_t kHigh = uint64_t{1} << 63;
+  auto write = [&](const std::vector<std::pair<uint64_t, std::optional<std::string>>>& records) {
+    auto inst = open_storage(src)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    for (const auto& [oid, data] : records) {
+      if (data) {
+        inst->store(Oid(oid), std::nullopt, *data, txn);
+      } else {
+        inst->delete_object(Oid(oid), inst->load(Oid(oid)).tid, txn);
+      }
+    }
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  };
+  write({{kHigh + 1, std::string("high")}, {kHigh + 2, std::string("high too")}});
+  const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
+  run(src, copy);
+  write({{7, std::nullopt}, {1500, std::nullopt}, {2400, std::nullopt}, {kHigh + 1, std::nullopt}});
+  EXPECT_EQ(run(src, copy, incremental).deletions, 4u);
+  EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
+  EXPECT_EQ(open_storage(copy)->new_instance()->load(Oid(kHigh + 2)).data, "high too");
+}
+
 // One database under two names: --clear would empty the source before copying it.
 TEST(Convert, TheSameDatabaseUnderAnotherNameIsRefusedAndKept) {
   TempDir d;
