@@ -8,7 +8,7 @@
 
 namespace relstore {
 
-thread_local const DbStorage* DbStorage::callback_of_ = nullptr;
+thread_local const DbStorage::CallbackScope* DbStorage::CallbackScope::innermost_ = nullptr;
 
 DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions options)
     : adapter_(std::move(adapter)),

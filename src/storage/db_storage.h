@@ -55,23 +55,36 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   // The thread running a finish callback holds it already: what that callback does with
   // this storage (read, even commit) takes it no second time, rather than deadlock.
   std::shared_lock<std::shared_mutex> see_commits() {
-    if (callback_of_ == this) return {};
+    if (CallbackScope::running(this)) return {};
     return std::shared_lock(visibility_);
   }
   std::unique_lock<std::shared_mutex> show_commit() {
-    if (callback_of_ == this) return {};
+    if (CallbackScope::running(this)) return {};
     return std::unique_lock(visibility_);
   }
   // Marks this thread as running a finish callback of this storage, for its lifetime.
+  // Scopes nest (a callback that commits to another storage, whose callback reads this
+  // one): each thread keeps a chain of them.
   class CallbackScope {
    public:
-    explicit CallbackScope(const DbStorage& s) : saved_(callback_of_) { callback_of_ = &s; }
-    ~CallbackScope() { callback_of_ = saved_; }
+    explicit CallbackScope(const DbStorage& s) : storage_(&s), outer_(innermost_) {
+      innermost_ = this;
+    }
+    ~CallbackScope() { innermost_ = outer_; }
     CallbackScope(const CallbackScope&) = delete;
     CallbackScope& operator=(const CallbackScope&) = delete;
+    // Whether this thread runs a finish callback of `s`.
+    static bool running(const DbStorage* s) {
+      for (const CallbackScope* c = innermost_; c; c = c->outer_) {
+        if (c->storage_ == s) return true;
+      }
+      return false;
+    }
 
    private:
-    const DbStorage* saved_;
+    const DbStorage* storage_;
+    const CallbackScope* outer_;
+    static thread_local const CallbackScope* innermost_;
   };
 
   // The JSON mirror's mode as last seen by a poll (dialects that read it at vote know it
@@ -90,7 +103,6 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   StorageOptions options_;
   StateCache cache_;
   std::shared_mutex visibility_;
-  static thread_local const DbStorage* callback_of_;
 
   mutable std::mutex resolver_mu_;
   ConflictResolver resolver_;

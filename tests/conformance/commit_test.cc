@@ -401,6 +401,32 @@ TEST_P(CommitBasics, AFinishCallbackMayReadFromTheStorage) {
   EXPECT_EQ(other->load(Oid(1)).data, "new");
 }
 
+// Callbacks nest: one that commits to another storage whose own callback reads from the
+// first (each thread running a callback holds that storage's lock already).
+TEST_P(CommitBasics, NestedFinishCallbacksOfTwoStoragesMayReadBoth) {
+  if (GetParam().name == "file") {
+    GTEST_SKIP() << "a Data.fs has one writer: a second storage on it cannot commit";
+  }
+  create(1, "a");
+  auto second = reopen();
+  auto other = second->new_instance();
+  std::string seen;
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->store(Oid(2), std::nullopt, "x", txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn, [&](Tid) {
+    TransactionMetaData inner{"", "", ""};
+    other->tpc_begin(inner);
+    other->store(Oid(3), std::nullopt, "y", inner);
+    other->tpc_vote(inner);
+    other->tpc_finish(inner, [&](Tid) { seen = inst_->load(Oid(1)).data; });
+  });
+  EXPECT_EQ(seen, "a");
+  other->poll_invalidations();
+  EXPECT_EQ(other->load(Oid(2)).data, "x");
+}
+
 // Commits object 1 (created here as "old") as "new" with a finish callback that takes
 // 50 ms, while another thread, with an instance of its own, runs `sees_new` until it
 // returns true. True when that thread saw the commit before the callback was done.
