@@ -433,16 +433,22 @@ TEST(Convert, IncrementalRefusesADestinationThatIsNoCopyOfTheSource) {
   EXPECT_EQ(run(other, db, incremental).done.transactions, 0u);
 }
 
+// A history-free SQLite database in `d` holding `objects` sample objects.
+std::string history_free_sample(const TempDir& d, uint64_t objects) {
+  const std::string uri = "sqlite://" + d.sub("src") + "?history=free";
+  SampleOptions sample;
+  sample.objects = objects;
+  write_sample(uri, sample);
+  return uri;
+}
+
 // A history-free source keeps no trace of what it deleted: --incremental finds the objects
 // a copy has and the source lacks, and removes them from a history-free copy; a
 // history-preserving copy, which could not say when they went, is refused and left alone.
 // (The deletions used to be skipped without a word.)
 TEST(Convert, IncrementalFromAHistoryFreeSourceBringsItsDeletionsOver) {
   TempDir d;
-  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
-  SampleOptions sample;
-  sample.objects = 300;
-  write_sample(src, sample);
+  const std::string src = history_free_sample(d, 300);
   std::vector<std::string> copies = {"sqlite://" + d.sub("hf") + "?history=free"};
   for (const std::string& leg : server_legs(false)) copies.push_back(leg);
   const std::string history = "sqlite://" + d.sub("hp") + "?history=preserving";
@@ -491,10 +497,7 @@ TEST(Convert, IncrementalFromAHistoryFreeSourceBringsItsDeletionsOver) {
 // destination's last TID past those transactions, and the resume skipped them).
 TEST(Convert, AnInterruptedIncrementalRunWithDeletionsResumesWhole) {
   TempDir d;
-  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
-  SampleOptions sample;
-  sample.objects = 300;
-  write_sample(src, sample);
+  const std::string src = history_free_sample(d, 300);
   const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
   run(src, copy);
   {
@@ -524,10 +527,7 @@ TEST(Convert, AnInterruptedIncrementalRunWithDeletionsResumesWhole) {
 // objects past 2**63, are all found.
 TEST(Convert, DeletionsAreFoundOnEveryPageOfTheWalk) {
   TempDir d;
-  const std::string src = "sqlite://" + d.sub("src") + "?history=free";
-  SampleOptions sample;
-  sample.objects = 2500;
-  write_sample(src, sample);
+  const std::string src = history_free_sample(d, 2500);
   constexpr uint64_t kHigh = uint64_t{1} << 63;
   auto write = [&](const std::vector<std::pair<uint64_t, std::optional<std::string>>>& records) {
     auto inst = open_storage(src)->new_instance();
