@@ -14,8 +14,7 @@ namespace relstore::backend {
 // Up to `limit` current records of the connection's snapshot with OIDs >= `from`, in
 // ascending (unsigned) OID order.
 inline std::vector<std::pair<Oid, StateRow>> current_records_in_oid_order(LoadConnection& conn,
-                                                                          Oid from,
-                                                                          size_t limit) {
+                                                                          Oid from, size_t limit) {
   constexpr uint64_t kHigh = uint64_t{1} << 63;
   auto keep_high = [](std::vector<std::pair<Oid, StateRow>>& found) {
     std::erase_if(found, [](const auto& row) { return row.first.value() < kHigh; });
