@@ -177,10 +177,9 @@ StorageInfo MysqlAdapter::info() {
   out.objects = static_cast<uint64_t>(figures[0]);
   out.transactions = static_cast<uint64_t>(figures[1]);
   out.size_bytes = static_cast<uint64_t>(figures[2]);
-  // A deletion is a finished transaction whose TID no row keeps.
-  const Tid mark = backend::deletion_tid(Tid::from_sql(figures[4]));
-  out.last_tid = std::max(Tid::from_sql(figures[3]), mark);
-  if (settings_.has_deletion_mark) out.last_deletion = mark;
+  const Tid record = Tid::from_sql(figures[4]);  // 0 without the table ("SELECT 0")
+  out.last_tid = backend::last_finished(Tid::from_sql(figures[3]), record);
+  if (settings_.has_deletion_mark) out.last_deletion = backend::deletion_tid(record);
   out.schema_version = schema_version(*conn);
   return out;
 }

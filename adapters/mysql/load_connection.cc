@@ -1,7 +1,5 @@
 #include "adapters/mysql/load_connection.h"
 
-#include <algorithm>
-
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -92,8 +90,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       },
       Context::read);
   if (since && !r.changes) r.changes.emplace();
-  // A deletion is a finished transaction whose TID no row keeps.
-  if (settings_.has_deletion_mark) r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
+  if (settings_.has_deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
   if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
   return r;
 }

@@ -128,11 +128,9 @@ StorageInfo PostgresqlAdapter::info() {
   out.objects = static_cast<uint64_t>(r[1].int64(0, 0));
   out.transactions = static_cast<uint64_t>(r[2].int64(0, 0));
   out.size_bytes = static_cast<uint64_t>(r[3].int64(0, 0));
-  // A deletion is a finished transaction whose TID no row keeps.
-  out.last_tid = std::max(Tid::from_sql(r[4].int64(0, 0)),
-                          backend::deletion_tid(Tid::from_sql(r[5].int64(0, 0))));
-  if (loc_.deletion_mark)
-    out.last_deletion = backend::deletion_tid(Tid::from_sql(r[5].int64(0, 0)));
+  const Tid record = Tid::from_sql(r[5].int64(0, 0));  // 0 without the table ("SELECT 0")
+  out.last_tid = backend::last_finished(Tid::from_sql(r[4].int64(0, 0)), record);
+  if (loc_.deletion_mark) out.last_deletion = backend::deletion_tid(record);
   out.schema_version = schema_version(*conn);
   return out;
 }

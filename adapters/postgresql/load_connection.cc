@@ -1,7 +1,5 @@
 #include "adapters/postgresql/load_connection.h"
 
-#include <algorithm>
-
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -61,8 +59,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   r.last_tid = Tid::from_sql(results[first].int64(0, 0));
   std::optional<Tid> mark;
   if (mark_query) mark = Tid::from_sql(results.back().int64(0, 0));
-  // A deletion is a finished transaction whose TID no row keeps.
-  if (loc_.deletion_mark) r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
+  if (loc_.deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
   if (since) {
     const Result& changes = results[first + 1];
     r.changes.emplace();

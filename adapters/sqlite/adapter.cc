@@ -97,9 +97,12 @@ StorageInfo SqliteAdapter::info() {
   out.transactions = static_cast<uint64_t>(db->query_int(q.count_transactions));
   out.size_bytes = static_cast<uint64_t>(db->query_int(kStateBytes));
   const bool marked = !loc_.keep_history && db->has_table(backend::kDeletionMarkTable);
-  out.last_tid = Tid::from_sql(db->query_int(marked ? kLastTidWithDeletionMark : q.last_tid));
-  if (marked)
-    out.last_deletion = backend::deletion_tid(Tid::from_sql(db->query_int(kDeletionMark)));
+  out.last_tid = Tid::from_sql(db->query_int(q.last_tid));
+  if (marked) {
+    const Tid record = Tid::from_sql(db->query_int(kDeletionMark));
+    out.last_tid = backend::last_finished(out.last_tid, record);
+    out.last_deletion = backend::deletion_tid(record);
+  }
   out.schema_version = schema_version(*db);
   db->exec("COMMIT");
   return out;

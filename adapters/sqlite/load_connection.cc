@@ -1,7 +1,5 @@
 #include "adapters/sqlite/load_connection.h"
 
-#include <algorithm>
-
 #include "adapters/sqlite/json_mirror.h"
 #include "relstore/timestamp.h"
 
@@ -24,8 +22,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   std::optional<Tid> mark;
   if (has_deletion_mark_) {
     mark = Tid::from_sql(db_->query_int(kDeletionMark));
-    // A deletion is a finished transaction whose TID no row keeps.
-    r.last_tid = std::max(r.last_tid, backend::deletion_tid(*mark));
+    r.last_tid = backend::last_finished(r.last_tid, *mark);
   } else if (keep_history_) {
     mark = Tid::from_sql(db_->query_int(kFirstTransaction));
   }

@@ -38,10 +38,5 @@ inline constexpr const char* kFirstTransaction =
 // and history-free deletions.
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
 inline constexpr const char* kMarkDeletion = "UPDATE relstore_hf_deletion SET tid = ? WHERE id = 0";
-// The last TID of a history-free database with the record: a deletion of the object with
-// the newest TID is a finished transaction whose TID no row keeps.
-inline constexpr const char* kLastTidWithDeletionMark =
-    "SELECT MAX((SELECT COALESCE(MAX(tid), 0) FROM object_state), "
-    "COALESCE((SELECT tid FROM relstore_hf_deletion WHERE id = 0), 0))";
 
 }  // namespace relstore::sqlite

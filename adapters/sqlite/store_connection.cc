@@ -155,11 +155,16 @@ void SqliteStoreConnection::move(Tid tid) {
 }
 
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
-  const Tid tid =
-      req.forced_tid
-          ? *req.forced_tid
-          : next_tid(req.now, Tid::from_sql(db_->query_int(
-                                  has_deletion_mark_ ? kLastTidWithDeletionMark : q_.last_tid)));
+  Tid tid;
+  if (req.forced_tid) {
+    tid = *req.forced_tid;
+  } else {
+    Tid last = Tid::from_sql(db_->query_int(q_.last_tid));
+    if (has_deletion_mark_) {
+      last = backend::last_finished(last, Tid::from_sql(db_->query_int(kDeletionMark)));
+    }
+    tid = next_tid(req.now, last);
+  }
   if (loc_.keep_history) {
     Stmt& s = db_->prepared(kInsertTransaction);
     StmtScope scope(s);

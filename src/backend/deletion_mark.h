@@ -11,6 +11,7 @@
 // A poll that sees its mark move reports "everything changed".
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -33,6 +34,12 @@ inline std::string zap_deletion_mark_sql(double unix_now) {
 
 // The TID a deletion record holds: none (zero) while it holds a zap's mark.
 inline Tid deletion_tid(Tid record) { return record.sql() > 0 ? record : Tid(); }
+// A history-free database's last TID from its rows' newest and its deletion record: a
+// deletion of the object with the newest TID is a finished transaction whose TID no row
+// keeps.
+inline Tid last_finished(Tid rows_newest, Tid record) {
+  return std::max(rows_newest, deletion_tid(record));
+}
 // When a mark last moved: a deletion's or a first transaction's TID, a zap's time.
 inline Tid mark_time(Tid mark) { return mark.sql() < 0 ? Tid::from_sql(-mark.sql()) : mark; }
 
