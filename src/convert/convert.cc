@@ -79,20 +79,23 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
 
 // The OIDs of a storage's current objects in order, from one snapshot. Databases are read
 // a page of records a round trip, through their adapter's load connection; a Data.fs
-// through record_iternext.
+// through record_iternext. `adapter`: one already open on the database, if any.
 class OidWalk {
  public:
-  OidWalk(Storage& storage, const StorageUri& uri) {
+  OidWalk(Storage& storage, const StorageUri& uri, backend::Adapter* adapter = nullptr) {
     if (uri.scheme == Scheme::file) {
       instance_ = storage.new_instance();
       instance_->poll_invalidations();
       return;
     }
-    StorageOptions options = uri.options();
-    options.read_only = true;
-    options.create = false;
-    adapter_ = backend::open_adapter(uri, options);
-    load_ = adapter_->open_load();
+    if (!adapter) {
+      StorageOptions options = uri.options();
+      options.read_only = true;
+      options.create = false;
+      own_adapter_ = backend::open_adapter(uri, options);
+      adapter = own_adapter_.get();
+    }
+    load_ = adapter->open_load();
     load_->begin_snapshot(std::nullopt);
   }
   ~OidWalk() {
@@ -124,7 +127,7 @@ class OidWalk {
  private:
   static constexpr size_t kPage = 1000;
   std::unique_ptr<StorageInstance> instance_;
-  std::unique_ptr<backend::Adapter> adapter_;
+  std::unique_ptr<backend::Adapter> own_adapter_;
   std::unique_ptr<backend::LoadConnection> load_;
   std::vector<std::pair<Oid, backend::StateRow>> page_;
   size_t page_at_ = 0;
@@ -151,7 +154,7 @@ class Converter {
     if (!o_.destination_blob_dir.empty() && !o_.dry_run) {
       dst_blobs_ = BlobDir::create(o_.destination_blob_dir);
     }
-    report.done.total_transactions = src_.info().transactions;
+    report.done.total_transactions = source_info().transactions;
     const bool bulk = bulk_adapter_ != nullptr;
     keep_history_ = dst_ ? dst_->keep_history() : true;
     report.current_only =
@@ -177,6 +180,12 @@ class Converter {
     if (deletions_) remove_deleted(report);
     if (bulk) bulk_adapter_->bulk_finish();
     report.done.seconds = seconds();
+  }
+
+  // The source's figures, read once (their counts scan tables).
+  const StorageInfo& source_info() {
+    if (!source_info_) source_info_ = src_.info();
+    return *source_info_;
   }
 
   // --incremental from a history-free source that deleted objects (at `deleted_at` or
@@ -210,7 +219,7 @@ class Converter {
   // The destination's objects that the source lacks, in OID order.
   std::vector<Oid> find_deleted() {
     OidWalk src(src_, src_uri_);
-    OidWalk dst(*dst_, dst_uri_);
+    OidWalk dst(*dst_, dst_uri_, bulk_adapter_.get());
     std::vector<Oid> gone;
     std::optional<Oid> a = src.next(), b = dst.next();
     while (b) {
@@ -377,6 +386,7 @@ class Converter {
   std::unique_ptr<backend::Adapter> bulk_adapter_;
   bool keep_history_ = true;
   std::optional<PendingDeletions> deletions_;
+  std::optional<StorageInfo> source_info_;
   std::vector<TransactionRecord> history_batch_;
   std::vector<backend::BulkRecord> current_batch_;
   std::unordered_map<Oid, size_t> batch_index_;
@@ -480,7 +490,7 @@ ConvertReport convert(const ConvertOptions& o) {
       } else if (o.incremental) {
         check_resumable(*src, info.last_tid, dst_uri);
         if (!src->keep_history()) {
-          const StorageInfo source = src->info();
+          const StorageInfo& source = converter.source_info();
           if (source.last_deletion && *source.last_deletion > info.last_tid) {
             converter.expect_deletions(*source.last_deletion, info.last_tid);
           }
