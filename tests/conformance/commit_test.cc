@@ -113,10 +113,7 @@ TEST_P(CommitBasics, TidsIncreaseWhenTheClockIsSetBack) {
                     "restore-based test above covers a clock behind the last TID)";
   }
   auto clock = std::make_shared<ManualClock>(1'900'000'000.0);
-  auto parsed = StorageUri::parse(uri_);
-  auto options = parsed.options();
-  options.clock = clock;
-  auto st = open_storage(parsed, options);
+  auto st = open_with_clock(clock);
   auto inst = st->new_instance();
   const Tid first = commit(*inst, {{1, "a"}});
   clock->set(1'000'000'000.0);  // back by years
@@ -134,10 +131,7 @@ TEST_P(CommitBasics, ACommitAtTheTidOfAnEmptyOwnCommitIsStillReported) {
     GTEST_SKIP() << "needs a clock the test can set back; the server chooses TIDs here";
   }
   auto clock = std::make_shared<ManualClock>(1'900'000'000.0);
-  auto parsed = StorageUri::parse(uri_);
-  auto options = parsed.options();
-  options.clock = clock;
-  auto st = open_storage(parsed, options);
+  auto st = open_with_clock(clock);
   auto mine = st->new_instance();
   auto other = st->new_instance();
   const Tid first = commit(*mine, {{1, "a"}});

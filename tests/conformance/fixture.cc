@@ -72,6 +72,13 @@ Tid StorageTest::create(uint64_t oid, const std::string& data) {
   return commit(*inst_, {{oid, data}});
 }
 
+std::unique_ptr<Storage> StorageTest::open_with_clock(std::shared_ptr<Clock> clock) {
+  const StorageUri parsed = StorageUri::parse(uri_);
+  StorageOptions options = parsed.options();
+  options.clock = std::move(clock);
+  return open_storage(parsed, options);
+}
+
 Tid StorageTest::remove(uint64_t oid, Tid serial) {
   TransactionMetaData txn{"", "", ""};
   inst_->tpc_begin(txn);

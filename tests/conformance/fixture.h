@@ -9,6 +9,7 @@
 #include <string>
 
 #include "conformance/context.h"
+#include "relstore/clock.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
 
@@ -22,6 +23,9 @@ class StorageTest : public ::testing::TestWithParam<Backend> {
   bool hp() const { return GetParam().keep_history; }
   // Opens another Storage on this test's database (as another process would).
   std::unique_ptr<Storage> reopen(const std::string& extra_query = "");
+  // Another Storage on this test's database whose TIDs follow `clock` (backends whose
+  // client chooses TIDs; see Context::client_clock).
+  std::unique_ptr<Storage> open_with_clock(std::shared_ptr<Clock> clock);
   // Appends options to the test database's URI.
   std::string uri(const std::string& extra_query = "") const;
 
