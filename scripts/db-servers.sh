@@ -36,7 +36,7 @@ start_postgresql() {
   as_user postgres "$pg_bin/pg_ctl" -D "$d/data" -l "$d/log" -w \
     -o "-p $port -k $d -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
   psql -q -h "$d" -p "$port" -U postgres \
-    -c "CREATE ROLE relstore LOGIN PASSWORD 'relstore' CREATEDB" \
+    -c "CREATE ROLE relstore LOGIN PASSWORD 'relstore' CREATEDB CREATEROLE" \
     -c "CREATE DATABASE relstore_test OWNER relstore" >/dev/null
   echo "$port" >"$d/port"
   echo "export RELSTORE_TEST_POSTGRESQL_URI=postgresql://relstore:relstore@127.0.0.1:$port/relstore_test" >>"$env_file"

@@ -48,7 +48,7 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
                       "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
             "system/special transaction for object creation");
-  EXPECT_EQ(st->info().schema_version, "4");
+  EXPECT_EQ(st->info().schema_version, "5");
 }
 
 TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
@@ -137,7 +137,8 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0"), "1");
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
                       "FROM relstore_schema"),
-            "1 baseline,2 transaction_is_empty,3 json_mirror,4 hf_deletions");
+            "1 baseline,2 transaction_is_empty,3 json_mirror,4 hf_deletions,"
+            "5 mirror_trigger_rights");
   auto inst = st->new_instance();
   const auto r = inst->load(Oid(0));
   EXPECT_EQ(r.data, "hello");
@@ -151,6 +152,37 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_GT(tid, r.tid);
   EXPECT_EQ(inst->load_serial(Oid(0), r.tid), "hello");
   EXPECT_GT(inst->new_oid(), Oid(16));  // zoid_seq was at block 1
+}
+
+// An application whose role was granted rights on RelStorage's tables only keeps
+// committing after relstore migrated the database: the mirror's trigger on object_state
+// reads relstore's own table with its owner's rights, not the committer's.
+TEST_F(RelStorageCreated, ARoleWithRightsOnRelStoragesTablesOnlyStillCommits) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_app_role");
+  if (db.scalar("SELECT rolcreaterole FROM pg_roles WHERE rolname = current_user") != "t") {
+    if (pgtest::server_required()) FAIL() << "the test role needs CREATEROLE";
+    GTEST_SKIP() << "the test role cannot create the application role (no CREATEROLE)";
+  }
+  const std::string role = db.name() + "_app";
+  pgtest::exec_on_server("DROP ROLE IF EXISTS " + role);  // a failed run's
+  load_fixture(db);
+  open_storage(db.uri())->close();  // migrates: the mirror's tables and trigger
+  db.exec("CREATE ROLE " + role + " NOLOGIN; GRANT " + role + " TO CURRENT_USER; " +
+          "GRANT SELECT, INSERT, UPDATE, DELETE ON commit_row_lock, \"transaction\", "
+          "object_state, current_object TO " +
+          role);
+  for (const char* mode : {"off", "follow"}) {
+    db.exec(std::string("UPDATE relstore_json_mirror SET mode = '") + mode + "'");
+    const std::string tid = mode == std::string("off") ? "1000" : "1001";
+    db.exec("BEGIN; SET LOCAL ROLE " + role + "; INSERT INTO \"transaction\" (tid, username, " +
+            "description) VALUES (" + tid + ", 'app', 'by the application role'); " +
+            "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) VALUES (" +
+            tid + ", " + tid + ", 0, NULL, 1, 'x'); COMMIT");
+    EXPECT_EQ(count(db, "SELECT COUNT(*) FROM object_state WHERE tid = " + tid), "1") << mode;
+  }
+  db.exec("DROP OWNED BY " + role);
+  pgtest::exec_on_server("DROP ROLE " + role);
 }
 
 // Migrating from the first migration to the last (here: adopting RelStorage's schema as
