@@ -56,21 +56,25 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
     if (pos >= limit_) return false;
     const uint64_t left = limit_ - pos;
     if (left < kTxnHeaderSize) {
-      warn(map_->path() + " has a truncated tail: " + num(left) +
-           " bytes of a transaction header at byte offset " + num(pos) +
-           "; reading stops at the last complete transaction");
-      return false;
+      return stop_at_tail(pos, map_->path() + " has a truncated tail: " + num(left) +
+                                   " bytes of a transaction header at byte offset " + num(pos));
     }
     h = decode_txn_header(map_->at(pos), pos);
     if (h.status == 'c') {
-      warn(map_->path() + ": the transaction at byte offset " + num(pos) + " (tid " + h.tid.hex() +
-           ") has status 'c' (its commit never finished); reading stops there");
-      return false;
+      return stop_at_tail(pos, map_->path() + ": the transaction at byte offset " + num(pos) +
+                                   " (tid " + h.tid.hex() +
+                                   ") has status 'c' (its commit never finished)");
     }
     if (h.tlen > left || left - h.tlen < kTrailerSize) {
-      warn(map_->path() + " has a truncated tail: the transaction at byte offset " + num(pos) +
-           " (tid " + h.tid.hex() + ") needs " + num(h.tlen) + " + 8 bytes but the file ends " +
-           num(left) + " bytes after it; reading stops at the last complete transaction");
+      return stop_at_tail(pos, map_->path() + " has a truncated tail: the transaction at byte " +
+                                   "offset " + num(pos) + " (tid " + h.tid.hex() + ") needs " +
+                                   num(h.tlen) + " + 8 bytes but the file ends " + num(left) +
+                                   " bytes after it");
+    }
+    if (zeros_to_limit(pos)) {
+      // What a crash can leave when the file's size reached the disk before its data.
+      warn(map_->path() + " ends in " + num(left) + " zero bytes from byte offset " + num(pos) +
+           " (left by a crash); reading stops at the last complete transaction");
       return false;
     }
     check_header(h);
@@ -91,6 +95,37 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
     check_records(h, records);
     return true;
   }
+}
+
+bool Scanner::stop_at_tail(uint64_t pos, const std::string& what) const {
+  if (const auto last = transaction_ending_at_limit(); last && last->pos > pos) {
+    fail(pos, what + ", yet a complete transaction (tid " + last->tid.hex() + ") at byte offset " +
+                  num(last->pos) +
+                  " ends the file: the file is damaged here, not cut short, "
+                  "and what follows cannot be read");
+  }
+  warn(what + "; reading stops at the last complete transaction");
+  return false;
+}
+
+std::optional<TxnHeader> Scanner::transaction_ending_at_limit() const {
+  if (limit_ < kMagicSize + kTxnHeaderSize + kTrailerSize) return std::nullopt;
+  const uint64_t tlen = read_be64(map_->at(limit_ - kTrailerSize));
+  if (tlen < kTxnHeaderSize || tlen > limit_ - kTrailerSize - kMagicSize) return std::nullopt;
+  const TxnHeader h =
+      decode_txn_header(map_->at(limit_ - kTrailerSize - tlen), limit_ - kTrailerSize - tlen);
+  const bool known_status =
+      h.status == ' ' || h.status == 'p' || h.status == 'u' || h.status == 'c';
+  if (h.tlen != tlen || !known_status ||
+      h.tlen < kTxnHeaderSize + uint64_t{h.ulen} + h.dlen + h.elen) {
+    return std::nullopt;
+  }
+  return h;
+}
+
+bool Scanner::zeros_to_limit(uint64_t pos) const {
+  const std::string_view rest = map_->view(pos, limit_ - pos);
+  return std::all_of(rest.begin(), rest.end(), [](char c) { return c == '\0'; });
 }
 
 TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) const {

@@ -69,6 +69,16 @@ class Scanner {
   void warn(const std::string& message) const;
 
  private:
+  // Where forward reading stops short of `limit_` (a header cut short, a 'c' transaction,
+  // a length running past the end): a warning and false, as for a crash's tail — unless a
+  // complete transaction starting after `pos` ends the file, which makes `pos` damage in
+  // the middle of the file, an error (ZODB tells the two apart by the same trailer).
+  bool stop_at_tail(uint64_t pos, const std::string& what) const;
+  // The transaction whose trailing length ends the readable part of the file, when those
+  // last 8 bytes and the header they point to agree; none otherwise.
+  std::optional<TxnHeader> transaction_ending_at_limit() const;
+  // True when every byte from `pos` to `limit_` is zero.
+  bool zeros_to_limit(uint64_t pos) const;
   // Checks of a header that do not depend on the reading direction.
   void check_header(const TxnHeader& h) const;
   void check_records(const TxnHeader& h, std::vector<DataHeader>* records) const;

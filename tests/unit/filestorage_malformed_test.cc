@@ -80,6 +80,41 @@ TEST(FileStorageMalformed, TruncatedTailWarnsAndStopsCleanly) {
   }
 }
 
+// A crash can leave zeros where the file's last transaction was to go (the size reached
+// the disk, the data did not): a warning and a clean stop, as for a truncated tail.
+TEST(FileStorageMalformed, ZeroFilledTailWarnsAndStopsCleanly) {
+  TempDir dir;
+  RawDataFs f = two_transactions();
+  const uint64_t end = f.bytes.size();
+  f.bytes.append(4096, '\0');
+  f.write(dir.sub("Data.fs"));
+  const Outcome o = read(dir.sub("Data.fs"));
+  EXPECT_EQ(o.tids, (std::vector<Tid>{Tid(100), Tid(101)}));
+  ASSERT_EQ(o.warnings.size(), 1u);
+  EXPECT_NE(o.warnings[0].find("4096 zero bytes from byte offset " + std::to_string(end)),
+            std::string::npos)
+      << o.warnings[0];
+}
+
+// What stops reading at a crash's tail is damage when a complete transaction still ends
+// the file after it: a length that runs past the end, a 'c' status. An error, never a
+// quietly shorter history. (A 'c' transaction that is the last one stays a tail:
+// UnfinishedCommitStopsReadingWithAWarning.)
+TEST(FileStorageMalformed, DamageBeforeTheLastTransactionIsAnErrorNotATail) {
+  RawDataFs f;
+  f.add(100, {with_data(0, "root")});
+  const uint64_t second = f.add(101, {with_data(1, "one")});
+  f.add(102, {with_data(1, "two")});
+
+  RawDataFs long_length = f;
+  long_length.poke64(second + 8, 0x10000000);
+  expect_error(long_length, second, "damaged here, not cut short");
+
+  RawDataFs unfinished = f;
+  unfinished.bytes[second + 16] = 'c';
+  expect_error(unfinished, second, "damaged here, not cut short");
+}
+
 TEST(FileStorageMalformed, TrailingLengthMismatch) {
   RawDataFs f = two_transactions();
   const uint64_t trailer = f.bytes.size() - 8;

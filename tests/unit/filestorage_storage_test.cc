@@ -308,6 +308,29 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
   EXPECT_EQ(all(iterate_file_storage_backward(path)).size(), 2u);
 }
 
+// Zeros a crash left at the end (see filestorage_malformed_test.cc) go aside like a
+// truncated tail, and the file takes commits again.
+TEST(FileStorageStorage, ZeroFilledTailIsMovedAsideBeforeAppending) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(1, {with_data(0, "root")});
+  const size_t good = f.bytes.size();
+  f.bytes.append(8192, '\0');
+  const std::string path = dir.sub("Data.fs");
+  f.write(path);
+  auto s = open_file_storage(path, writable());
+  EXPECT_EQ(std::filesystem::file_size(path), good);
+  EXPECT_EQ(slurp(path + ".tr0"), std::string(8192, '\0'));
+  auto i = s->new_instance();
+  TransactionMetaData t;
+  i->tpc_begin(t, Tid(2), ' ');
+  i->restore(Oid(0), Tid(2), Bytes("after"), t);
+  i->tpc_vote(t);
+  i->tpc_finish(t, {});
+  s->close();
+  EXPECT_EQ(all(iterate_file_storage(path)).size(), 2u);
+}
+
 TEST(FileStorageStorage, TruncatedTailIsMovedAsideBeforeAppending) {
   TempDir dir;
   RawDataFs f;
