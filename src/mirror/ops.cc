@@ -63,6 +63,13 @@ MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
   return p;
 }
 
+// In-commit, a commit landing between a catch-up's last read and its write mirrors
+// itself, but the in-commit rule then keeps the progress below it for good; settling
+// (under the commit lock, once everything is mirrored) moves it to the newest TID.
+void settle_in_commit(backend::Adapter& db) {
+  if (db.mirror_state().mode == MirrorMode::in_commit) db.mirror_settle();
+}
+
 }  // namespace
 
 const char* mirror_mode_name(MirrorMode mode) {
@@ -145,7 +152,7 @@ MirrorProgress mirror_enable(const std::string& uri, MirrorMode mode,
   if (mode != MirrorMode::in_commit) return {};
   // Commits from here on write their own rows; bring everything before up to date.
   const MirrorProgress p = catch_up(*db, 5000, true, progress);
-  db->mirror_settle();
+  settle_in_commit(*db);
   return p;
 }
 
@@ -156,7 +163,9 @@ void mirror_disable(const std::string& uri) {
 MirrorProgress mirror_rebuild(const std::string& uri, const MirrorProgressFn& progress) {
   auto db = open_db(uri, true);
   db->mirror_clear();
-  return catch_up(*db, 5000, true, progress);
+  const MirrorProgress p = catch_up(*db, 5000, true, progress);
+  settle_in_commit(*db);
+  return p;
 }
 
 MirrorProgress mirror_follow(const std::string& uri, const FollowOptions& o) {
@@ -176,6 +185,7 @@ MirrorProgress mirror_follow(const std::string& uri, const FollowOptions& o) {
       total.undecodable += p.undecodable;
       total.mirrored_tid = p.mirrored_tid;
       total.database_tid = p.database_tid;
+      if (o.once) settle_in_commit(*db);  // convert's catch-up after a bulk load
       if (o.once || (o.stop && o.stop->load())) return total;
       db->mirror_wait(o.poll_seconds);
       backoff = o.poll_seconds;

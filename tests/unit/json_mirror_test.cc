@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <thread>
 
 #include "backend/registry.h"
 #include "json_mirror_support.h"
@@ -237,6 +238,23 @@ TEST_P(JsonMirror, SettlingMovesTheProgressPastCommitsThatMirroredThemselves) {
   random_work(*st, 2);
   EXPECT_GT(mirror_status(uri_).pending, 0u) << "the progress stays below the first commits";
   db->mirror_settle();
+  expect_complete_and_equal_to_a_rebuild();
+}
+
+// A rebuild while in-commit commits run: a commit landing between its read and its write
+// mirrors itself, and the rebuild must then settle the progress past it (as enable does),
+// or no later commit could move it and status would report a growing lag for good.
+TEST_P(JsonMirror, ARebuildDuringInCommitCommitsLeavesNothingPending) {
+  mirror_enable(uri_, MirrorMode::in_commit);
+  auto st = open_storage(uri_);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    while (!stop.load()) random_work(*st, 1);
+  });
+  for (int i = 0; i < 20; ++i) mirror_rebuild(uri_);
+  stop = true;
+  writer.join();
+  random_work(*st, 1);  // a commit after: it must be able to move the progress
   expect_complete_and_equal_to_a_rebuild();
 }
 
