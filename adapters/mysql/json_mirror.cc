@@ -1,5 +1,7 @@
 #include "adapters/mysql/json_mirror.h"
 
+#include <cstdio>
+
 #include "relstore/errors.h"
 
 namespace relstore::mysql::json_mirror {
@@ -240,6 +242,35 @@ backend::MirrorChanges Mirror::changes(Tid since, size_t limit) {
   return out;
 }
 
+const mirror::Batch& fit_to_packet(const mirror::Batch& batch, const Settings& settings,
+                                   std::optional<mirror::Batch>& fitted) {
+  const UploadRows rows = temp_rows(batch);
+  const size_t room = packet_budget(settings) - kInsertTemp.size();
+  for (size_t i = 0; i < batch.rows.size(); ++i) {
+    const bool fits = rows.size(i) <= room;
+    if (fits && !fitted) continue;
+    if (!fitted) {
+      fitted.emplace();
+      fitted->rows.assign(batch.rows.begin(), batch.rows.begin() + static_cast<ptrdiff_t>(i));
+      fitted->errors = batch.errors;
+      fitted->deletes = batch.deletes;
+    }
+    const mirror::Row& r = batch.rows[i];
+    if (fits) {
+      fitted->rows.push_back(r);
+      continue;
+    }
+    std::string message = "its JSON row needs " + std::to_string(rows.size(i)) +
+                          " bytes on the wire, more than the server's max_allowed_packet (" +
+                          std::to_string(settings.server.max_allowed_packet) + ") allows";
+    std::fprintf(stderr, "relstore json-mirror: oid %s is not mirrored: %s\n", r.oid.hex().c_str(),
+                 message.c_str());
+    fitted->errors.push_back({r.oid, r.tid, std::move(message)});
+  }
+  if (!fitted) return batch;
+  return *fitted;
+}
+
 std::vector<Oid> Mirror::orphans(size_t limit) {
   std::lock_guard lock(mu_);
   std::vector<Oid> out;
@@ -262,7 +293,9 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> ad
                                     : std::string("NULL, NULL")) +
                            ")";
   try {
-    upload(c, settings_, kInsertTemp, temp_rows(batch), call, 1, nullptr, Context::other);
+    std::optional<mirror::Batch> fitted;
+    upload(c, settings_, kInsertTemp, temp_rows(fit_to_packet(batch, settings_, fitted)), call, 1,
+           nullptr, Context::other);
   } catch (...) {
     c.rollback();
     throw;

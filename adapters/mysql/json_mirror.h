@@ -19,6 +19,13 @@ inline constexpr std::string_view kInsertTemp =
 // removals. The batch must outlive the result.
 UploadRows temp_rows(const mirror::Batch& batch);
 
+// The batch to upload: `batch`, or a copy of it in `fitted` in which each row longer than
+// one packet (max_allowed_packet) became an error entry. The server cannot take such a row
+// at all; as a row it refuses, it must neither fail a commit nor stop every follower at
+// that batch.
+const mirror::Batch& fit_to_packet(const mirror::Batch& batch, const Settings& settings,
+                                   std::optional<mirror::Batch>& fitted);
+
 // The mirror calls of backend::Adapter for one database. Thread-safe (one call at a time).
 class Mirror {
  public:

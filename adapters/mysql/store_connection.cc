@@ -207,7 +207,9 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
     if (r.next()) tid = Tid::from_sql(r.int64(0));
   };
   if (req.mirror) {
-    upload(*conn_, settings_, json_mirror::kInsertTemp, json_mirror::temp_rows(*req.mirror), sql, 1,
+    std::optional<mirror::Batch> fitted;
+    const mirror::Batch& rows = json_mirror::fit_to_packet(*req.mirror, settings_, fitted);
+    upload(*conn_, settings_, json_mirror::kInsertTemp, json_mirror::temp_rows(rows), sql, 1,
            on_rows, Context::commit);
   } else {
     conn_->batch(sql, 1, on_rows, Context::commit, "finishing the commit");

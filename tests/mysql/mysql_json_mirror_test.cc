@@ -168,6 +168,34 @@ TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
   }
 }
 
+// A state whose JSON is longer than one packet (bytes become hex text, twice their size)
+// cannot be written as a mirror row at all: it becomes an error entry, and neither the
+// commit nor a rebuild fails on it.
+TEST_F(MysqlMirror, ARowLongerThanAPacketBecomesAnErrorEntry) {
+  const std::string uri = in_commit_database("jm_packet", "?history=free");
+  auto conn = connect(db_of(uri));
+  const size_t packet = std::stoul(scalar(*conn, "SELECT @@max_allowed_packet"));
+  const std::string data(packet / 2 + 1000, '\x80');  // not UTF-8: hex in the JSON
+  using namespace std::string_literals;
+  std::string state = "}X\x01\x00\x00\x00"s + "aB";  // {"a": bytes}
+  for (int i = 0; i < 4; ++i) state += static_cast<char>((data.size() >> (8 * i)) & 0xff);
+  const Bytes big = record("myapp\nBlob", state + data + "s");
+  auto st = open_storage(uri);
+  auto inst = st->new_instance();
+  const Tid tid =
+      commit(*inst, {{Oid(1), big}, {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
+  EXPECT_EQ(inst->load(Oid(1)).data, big);
+  EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid) FROM object_json"), "2");
+  EXPECT_EQ(scalar(*conn, "SELECT CONCAT(zoid, ':', tid = " + std::to_string(tid.sql()) +
+                              ") FROM object_json_error"),
+            "1:1");
+  EXPECT_NE(scalar(*conn, "SELECT message FROM object_json_error").find("max_allowed_packet"),
+            std::string::npos);
+  EXPECT_NO_THROW(mirror_rebuild(uri));
+  EXPECT_EQ(mirror_status(uri).undecodable, 1u);
+  EXPECT_EQ(mirror_status(uri).pending, 0u);
+}
+
 // A deadlock while the finish writes the mirror's rows is not a row the server refused:
 // InnoDB has rolled the whole transaction back, so the finish must fail. Taken for a
 // refusal, the procedure would carry on in a new transaction and return a TID for a commit
