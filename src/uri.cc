@@ -2,13 +2,16 @@
 
 #include <cctype>
 #include <charconv>
+#include <cmath>
 
 #include "relstore/errors.h"
 
 namespace relstore {
 namespace {
 
-bool is_secret_key(std::string_view key) { return key == "password" || key == "passwd"; }
+bool is_secret_key(std::string_view key) {
+  return key == "password" || key == "passwd" || key == "sslpassword";
+}
 
 std::string percent_decode(std::string_view s, std::string_view what) {
   std::string out;
@@ -67,7 +70,8 @@ bool parse_bool(const std::string& key, const std::string& v) {
 double parse_number(const std::string& key, const std::string& v) {
   double out = 0;
   auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  if (ec != std::errc() || ptr != v.data() + v.size() || out < 0) {
+  // from_chars reads "inf" and "nan" too; as a timeout either would end up as no wait.
+  if (ec != std::errc() || ptr != v.data() + v.size() || !(out >= 0) || !std::isfinite(out)) {
     throw ConfigError("option " + key + ": expected a non-negative number, got '" + v + "'");
   }
   return out;
@@ -302,7 +306,7 @@ std::string redact_secrets(std::string_view text) {
       continue;
     }
     bool matched = false;
-    for (std::string_view key : {"password", "passwd", "pwd"}) {
+    for (std::string_view key : {"sslpassword", "password", "passwd", "pwd"}) {
       const bool word_start = i == 0 || !std::isalnum(static_cast<unsigned char>(text[i - 1]));
       if (!word_start || !lower_at(i, key)) continue;
       size_t j = i + key.size();

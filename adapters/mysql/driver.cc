@@ -59,7 +59,7 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
     } else if (key == "write_timeout") {
       o["OPT_WRITE_TIMEOUT"] = std::atoi(value.c_str());
     } else if (key == "compress") {
-      o["CLIENT_COMPRESS"] = value != "0" && value != "false";
+      o["CLIENT_COMPRESS"] = value != "0" && value != "false" && value != "off" && value != "no";
     } else if (key == "ssl_verify") {
       o["sslVerify"] = value != "0" && value != "false";
     } else if (auto it = string_options().find(key); it != string_options().end()) {

@@ -25,8 +25,10 @@ std::string lower(std::string_view s) {
 // ZConfig's substitutions in a value: "$$" is a dollar sign and "$(NAME)" the environment
 // variable NAME; "$name" and "${name}" name a %define (not supported here). Anything else
 // after a "$" is an error, as in ZConfig.
-std::string substitute(std::string_view value,
+// Messages name the key, never the value: it may be a password.
+std::string substitute(std::string_view value, const std::string& key,
                        const std::function<ConfigError(std::string)>& fail) {
+  const std::string in = " in the value of '" + key + "'";
   std::string out;
   for (size_t i = 0; i < value.size(); ++i) {
     if (value[i] != '$') {
@@ -39,19 +41,24 @@ std::string substitute(std::string_view value,
       ++i;
     } else if (rest.starts_with('(')) {
       const size_t close = rest.find(')');
-      if (close == std::string_view::npos)
-        throw fail("'$(' without ')' in '" + std::string(value) + "'");
+      if (close == std::string_view::npos) throw fail("'$(' without ')'" + in);
       const std::string name(rest.substr(1, close - 1));
       const char* env = name.empty() ? nullptr : std::getenv(name.c_str());
-      if (!env) throw fail("environment variable '" + name + "' (from $(" + name + ")) is not set");
+      if (!env) {
+        // A variable's name is no secret, unless it is a password with "$(" in it.
+        const bool secret = key.find("pass") != std::string::npos || key == "dsn";
+        throw fail("the environment variable " + (secret ? "named" : "'" + name + "'") + in +
+                   " is not set");
+      }
       out += env;
       i += close + 1;
     } else if (!rest.empty() && (rest.front() == '{' || rest.front() == '_' ||
                                  std::isalpha(static_cast<unsigned char>(rest.front())))) {
-      throw fail("'$" + std::string(rest.substr(0, rest.find_first_of(" \t/"))) +
-                 "' refers to a %define, which is not supported; write '$$' for a dollar sign");
+      throw fail("a '$' followed by a name" + in +
+                 " refers to a %define, which is not supported; write '$$' for a dollar sign");
     } else {
-      throw fail("a '$' must be followed by '$', '(NAME)' or a name; write '$$' for a dollar sign");
+      throw fail("a '$'" + in +
+                 " must be followed by '$', '(NAME)' or a name; write '$$' for a dollar sign");
     }
   }
   return out;
@@ -131,7 +138,13 @@ ZConfigFile parse_zconfig(std::string_view text, const std::string& filename) {
     const size_t space = line.find_first_of(" \t");
     const std::string key = lower(line.substr(0, space));
     const std::string value =
-        space == std::string_view::npos ? "" : substitute(trim(line.substr(space)), fail);
+        space == std::string_view::npos ? "" : substitute(trim(line.substr(space)), key, fail);
+    // ZConfig refuses a key given twice in a section; taking either silently could, say,
+    // make a destination history-free that the later line said should keep history.
+    if (stack.back()->get(key)) {
+      throw fail("'" + key + "' is given twice in " +
+                 (stack.size() == 1 ? std::string("the file") : "<" + stack.back()->type + ">"));
+    }
     stack.back()->keys.emplace_back(key, value);
   }
   if (stack.size() > 1) {

@@ -1,6 +1,7 @@
 #include "config/zodbconvert.h"
 
 #include <cctype>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,17 @@
 
 namespace relstore {
 namespace {
+
+// The whole text as a port: std::stoi took "5432x" as 5432.
+int port_number(const std::string& text, const std::string& where) {
+  int port = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || port <= 0 ||
+      port > 65535) {
+    throw ConfigError(where + ": port '" + text + "' is not a number 1-65535");
+  }
+  return port;
+}
 
 std::string where(const std::string& filename, const ZConfigSection& s) {
   return filename + ":" + std::to_string(s.line);
@@ -90,11 +102,7 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
     } else if (key == "host" || key == "hostaddr") {
       uri.host = value;
     } else if (key == "port") {
-      try {
-        uri.port = std::stoi(value);
-      } catch (const std::exception&) {
-        throw ConfigError("malformed PostgreSQL dsn: port '" + value + "' is not a number");
-      }
+      uri.port = port_number(value, "malformed PostgreSQL dsn");
     } else {
       uri.params[key] = value;
     }
@@ -127,21 +135,22 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
       warn_unknown(child, {"dsn", "driver"}, filename, warnings);
       out.uri = uri_from_libpq_dsn(child.get("dsn").value_or(""));
     } else if (child.type == "mysql") {
-      warn_unknown(child, {"host", "port", "user", "passwd", "db", "unix_socket", "driver"},
+      warn_unknown(child,
+                   {"host", "port", "user", "passwd", "db", "unix_socket", "driver",
+                    "connect_timeout", "compress"},
                    filename, warnings);
       out.uri.scheme = Scheme::mysql;
       out.uri.host = child.get("host").value_or("localhost");
       if (auto port = child.get("port")) {
-        try {
-          out.uri.port = std::stoi(*port);
-        } catch (const std::exception&) {
-          throw ConfigError(where(filename, child) + ": port '" + *port + "' is not a number");
-        }
+        out.uri.port = port_number(*port, where(filename, child));
       }
       out.uri.user = child.get("user").value_or("");
       out.uri.password = child.get("passwd").value_or("");
       out.uri.database = child.get("db").value_or("");
-      if (auto sock = child.get("unix_socket")) out.uri.params["unix_socket"] = *sock;
+      // MySQLdb's connect() arguments that RelStorage passes on, and the driver knows.
+      for (const char* key : {"unix_socket", "connect_timeout", "compress"}) {
+        if (auto v = child.get(key)) out.uri.params[key] = *v;
+      }
     } else if (child.type == "sqlite3") {
       warn_unknown(child, {"data-dir", "driver", "gevent_yield_interval"}, filename, warnings);
       const auto dir = child.get("data-dir");

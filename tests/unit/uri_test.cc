@@ -68,6 +68,10 @@ TEST(Uri, PasswordsNeverAppear) {
   EXPECT_EQ(redact_secrets("dsn='host=x password=hunter2 user=z'").find("hunter2"),
             std::string::npos);
   EXPECT_EQ(redact_secrets("mysql://a:hunter2@b/c").find("hunter2"), std::string::npos);
+  // libpq's passphrase of the client key.
+  const std::string ssl = StorageUri::parse("postgresql://u@h/db?sslpassword=hunter4").redacted();
+  EXPECT_EQ(ssl.find("hunter4"), std::string::npos) << ssl;
+  EXPECT_EQ(redact_secrets("host=x sslpassword=hunter4 user=z"), "host=x sslpassword=*** user=z");
 }
 
 // A password with an unescaped '/', '?' or '#' cut the authority short, and its first part
@@ -123,6 +127,12 @@ TEST(Uri, Options) {
   EXPECT_THROW(StorageUri::parse("sqlite:///x?history=maybe").options(), ConfigError);
   EXPECT_THROW(StorageUri::parse("sqlite:///x?read_only=perhaps").options(), ConfigError);
   EXPECT_THROW(StorageUri::parse("sqlite:///x?cache_mb=-3").options(), ConfigError);
+  // Not numbers a wait can be made of (an infinite timeout became a 1 ms one).
+  for (const char* v : {"inf", "nan", "infinity", "-0.5"}) {
+    EXPECT_THROW(StorageUri::parse(std::string("sqlite:///x?commit_lock_timeout=") + v).options(),
+                 ConfigError)
+        << v;
+  }
 }
 
 }  // namespace

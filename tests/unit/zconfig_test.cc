@@ -66,13 +66,46 @@ TEST(ZConfig, DollarSubstitutionsAreZConfigs) {
     return std::string("accepted");
   };
   EXPECT_NE(error("$(RELSTORE_TEST_ZCONFIG_UNSET)/x")
-                .find("e.conf:2: environment variable "
-                      "'RELSTORE_TEST_ZCONFIG_UNSET'"),
-            std::string::npos);
-  EXPECT_NE(error("$dir/x").find("'$dir' refers to a %define"), std::string::npos)
-      << error("$dir/x");
-  EXPECT_NE(error("pa$ word").find("a '$' must be followed"), std::string::npos);
+                .find("e.conf:2: the environment variable "
+                      "'RELSTORE_TEST_ZCONFIG_UNSET' in the value of 'path' is not set"),
+            std::string::npos)
+      << error("$(RELSTORE_TEST_ZCONFIG_UNSET)/x");
+  EXPECT_NE(error("$dir/x").find("refers to a %define"), std::string::npos) << error("$dir/x");
+  EXPECT_NE(error("pa$ word").find("must be followed"), std::string::npos);
   EXPECT_NE(error("$(OPEN").find("without ')'"), std::string::npos);
+}
+
+// A password with a '$' in it is a substitution error; the message names the key, never
+// any part of the value.
+TEST(ZConfig, SubstitutionErrorsShowNoPassword) {
+  for (const std::string value : {"Pa$(ssw0rd", "Pa$sw0rdSecret", "Pa$(sw0rdSecret)", "Pa$ x"}) {
+    try {
+      parse_zconfig("<mysql>\n passwd " + value + "\n</mysql>\n", "p.conf");
+      ADD_FAILURE() << value << " accepted";
+    } catch (const ConfigError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("p.conf:2:"), std::string::npos) << what;
+      EXPECT_NE(what.find("'passwd'"), std::string::npos) << what;
+      EXPECT_EQ(what.find("sw0rd"), std::string::npos) << what;
+    }
+  }
+}
+
+// ZConfig refuses a key given twice in one section; the second line must not be dropped.
+TEST(ZConfig, AKeyGivenTwiceIsAnError) {
+  try {
+    parse_zconfig(
+        "<relstorage destination>\n keep-history false\n keep-history true\n"
+        "</relstorage>\n",
+        "twice.conf");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("twice.conf:3: 'keep-history' is given twice in "
+                                         "<relstorage>"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(parse_zconfig("<a>\n x 1\n</a>\n<b>\n x 2\n</b>\n", "apart.conf"));
 }
 
 TEST(Zodbconvert, FileStorageToPostgresql) {
@@ -104,6 +137,8 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
     passwd pw
     db zodb
     unix_socket /run/mysqld.sock
+    connect_timeout 3
+    compress true
   </mysql>
 </relstorage>
 <relstorage destination>
@@ -122,10 +157,32 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
   EXPECT_EQ(c.source.uri.password, "pw");
   EXPECT_EQ(c.source.uri.database, "zodb");
   EXPECT_EQ(c.source.uri.params.at("unix_socket"), "/run/mysqld.sock");
+  EXPECT_EQ(c.source.uri.params.at("connect_timeout"), "3");
+  EXPECT_EQ(c.source.uri.params.at("compress"), "true");
+  EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
   EXPECT_EQ(c.source.uri.options().history, HistoryMode::preserving);  // RelStorage's default
   EXPECT_EQ(c.destination.uri.scheme, Scheme::sqlite);
   EXPECT_EQ(c.destination.uri.database, "/srv/sqlite");
   EXPECT_EQ(c.destination.uri.params.at("pragma.cache_size"), "10000");
+}
+
+// A port with anything after its digits is an error (std::stoi read "5432x" as 5432).
+TEST(Zodbconvert, PortsAreWholeNumbers) {
+  const auto config = [](const std::string& adapter) {
+    return "<relstorage source>\n" + adapter +
+           "</relstorage>\n<filestorage destination>\n path /tmp/x.fs\n</filestorage>\n";
+  };
+  for (const std::string adapter :
+       {"<postgresql>\n dsn dbname=z port=5432x\n</postgresql>\n",
+        "<mysql>\n db z\n port 3307x\n</mysql>\n", "<mysql>\n db z\n port 70000\n</mysql>\n"}) {
+    try {
+      zodbconvert_config_from_text(config(adapter), "ports.conf");
+      ADD_FAILURE() << adapter << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a number 1-65535"), std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 TEST(Zodbconvert, MissingSectionsAndAdaptersAreErrors) {
