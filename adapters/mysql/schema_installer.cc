@@ -199,7 +199,7 @@ void install_schema(Settings& settings, const StorageOptions& options) {
                           "not a relstore/RelStorage database");
       }
     }
-    if (!may_create) throw SchemaError(where + " has no relstore/RelStorage schema");
+    if (!may_create) throw NoSchemaError(where + " has no relstore/RelStorage schema");
     // An interrupted creation is completed in the mode it began in.
     const bool keep_history = tables.count("transaction")    ? true
                               : tables.count("object_state") ? false

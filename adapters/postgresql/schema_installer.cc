@@ -156,9 +156,9 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
       }
     }
     if (!may_change) {
-      throw SchemaError(db + " has no relstore/RelStorage schema, and " +
-                        (options.read_only ? "a read-only storage" : "create=false") +
-                        " does not create one");
+      throw NoSchemaError(db + " has no relstore/RelStorage schema, and " +
+                          (options.read_only ? "a read-only storage" : "create=false") +
+                          " does not create one");
     }
     const bool keep_history = options.history != HistoryMode::free;
     in_schema_transaction(*conn, "creating the relstore schema in " + db, [&] {

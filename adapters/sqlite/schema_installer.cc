@@ -74,7 +74,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   }
   if (!fs::exists(loc.main_path, ec)) {
     if (!may_create) {
-      throw SchemaError("no database at " + loc.dir + ": " + loc.main_path + " does not exist");
+      throw NoSchemaError("no database at " + loc.dir + ": " + loc.main_path + " does not exist");
     }
     fs::create_directories(loc.dir, ec);
     if (ec) throw StorageError("cannot create the directory " + loc.dir + ": " + ec.message());
@@ -94,7 +94,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
                         " is a SQLite database but not a relstore/RelStorage one "
                         "(it has tables but no object_state)");
     }
-    if (!may_create) throw SchemaError("the database in " + loc.dir + " has no schema");
+    if (!may_create) throw NoSchemaError("the database in " + loc.dir + " has no schema");
     const bool keep_history = options.history != HistoryMode::free;
     // WAL and page size persist in the file and must be set outside a transaction.
     db.exec("PRAGMA page_size = 4096");

@@ -116,6 +116,13 @@ class SchemaError : public StorageError {
   using StorageError::StorageError;
 };
 
+// Nothing is there yet (no schema, no SQLite database file): opening with create=true
+// would make it. Raised by opens that may not create (read-only, create=false).
+class NoSchemaError : public SchemaError {
+ public:
+  using SchemaError::SchemaError;
+};
+
 // A URI, option or configuration file is malformed (a usage error: exit code 2).
 class ConfigError : public StorageError {
  public:

@@ -63,15 +63,10 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
     options.create = false;
     try {
       return open_storage(uri, options);
-    } catch (const SchemaError& e) {
-      // "no database" or "no schema" would be created by a real run; anything else (the
-      // other mode, a foreign database) is an error a dry run must report too.
-      const std::string what = e.what();
-      if (what.find("no database") != std::string::npos ||
-          what.find("has no schema") != std::string::npos) {
-        return nullptr;
-      }
-      throw;
+    } catch (const NoSchemaError&) {
+      // A real run would create it. Anything else (the other mode, a foreign database) is
+      // an error a dry run must report too.
+      return nullptr;
     }
   }
   return open_storage(uri, options);
@@ -157,8 +152,7 @@ class Converter {
     report.done.total_transactions = source_info().transactions;
     const bool bulk = bulk_adapter_ != nullptr;
     keep_history_ = dst_ ? dst_->keep_history() : true;
-    report.current_only =
-        dst_ ? !keep_history_ : o_.destination.find("history=free") != std::string::npos;
+    report.current_only = dst_ ? !keep_history_ : dst_uri_.options().history == HistoryMode::free;
     auto src_inst = src_.new_instance();
     auto dst_inst = dst_ && !o_.dry_run && !bulk ? dst_->new_instance() : nullptr;
     auto it = src_inst->iterator(start, std::nullopt);

@@ -40,6 +40,30 @@ void convert_into(const std::string& src, const std::string& dst, bool increment
   convert(o);
 }
 
+// A dry run into a database with no schema yet counts what a real run would copy (which
+// would create the schema) and creates nothing.
+TEST_F(MysqlBulk, ADryRunIntoAnEmptyDatabaseCountsAndCreatesNothing) {
+  ::relstore::testing::TempDir d;
+  const std::string src = sample_source(d);
+  const std::string dst = fresh_database("bulk_dry", "?history=free");
+  ConvertOptions o;
+  o.source = src;
+  o.destination = dst;
+  o.dry_run = true;
+  const ConvertReport r = convert(o);
+  EXPECT_GT(r.done.records, 0u);
+  EXPECT_TRUE(r.current_only);
+  auto conn = connect(StorageUri::parse(dst).database);
+  std::string tables = "?";
+  conn->batch(
+      "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()", 1,
+      [&](Rows& rows) {
+        if (rows.next()) tables = rows.bytes(0);
+      },
+      Context::read);
+  EXPECT_EQ(tables, "0");
+}
+
 TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
   ::relstore::testing::TempDir d;
   const std::string src = sample_source(d);

@@ -9,6 +9,7 @@
 
 #include "postgresql/pg_support.h"
 #include "support/cli_run.h"
+#include "support/temp_dir.h"
 
 namespace relstore {
 namespace {
@@ -61,6 +62,21 @@ TEST(PostgresqlCli, RoleWithoutCreateRightsExitsWithOneAndCreatesNothing) {
   const CliRun r = relstore("migrate up " + quoted(db.uri()));
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("permission denied"), std::string::npos) << r.out;
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"),
+            "0");
+}
+
+// A dry run into a database with no schema yet counts what a real run would copy (which
+// would create the schema) and creates nothing.
+TEST(PostgresqlCli, ConvertDryRunIntoAnEmptyDatabaseCreatesNothing) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("cli_dry_run");
+  testing::TempDir d;
+  const std::string src = "file://" + d.sub("Data.fs");
+  ASSERT_EQ(relstore("sample --objects 30 " + src).code, 0);
+  const CliRun r = relstore("convert --dry-run " + src + " " + quoted(db.uri()));
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_NE(r.out.find("would copy"), std::string::npos) << r.out;
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM pg_class WHERE relnamespace = 'public'::regnamespace"),
             "0");
 }
