@@ -301,9 +301,7 @@ class Converter {
             "file: destination)";
       }
       throw StorageError("blob record oid " + r.oid.hex() + " in transaction " + txn.tid.hex() +
-                         ": " + why + "; " + std::to_string(report.done.transactions) +
-                         " transactions were copied before it, so the destination is "
-                         "incomplete. Use --skip-blobs to copy records without blob contents.");
+                         ": " + why + " (--skip-blobs copies records without blob contents)");
     }
   }
 
@@ -318,14 +316,16 @@ class Converter {
     const TransactionMetaData meta{txn.user, txn.description, txn.extension};
     // Blob files first: a transaction that exists refers to blobs that exist.
     copy_blobs(txn.tid, report);
-    dst.tpc_begin(meta, txn.tid, txn.status);
+    bool begun = false;
     try {
+      dst.tpc_begin(meta, txn.tid, txn.status);
+      begun = true;
       for (const DataRecord& r : txn.records) dst.restore(r.oid, txn.tid, r.data, meta);
       dst.tpc_vote(meta);
       dst.tpc_finish(meta);
-    } catch (...) {
-      dst.tpc_abort(meta);
-      throw;
+    } catch (const std::exception& e) {
+      if (begun) dst.tpc_abort(meta);
+      throw StorageError("source transaction " + txn.tid.hex() + ": " + e.what());
     }
     count(txn, report);
   }
@@ -500,7 +500,18 @@ ConvertReport convert(const ConvertOptions& o) {
       }
     }
   }
-  converter.run(start, report);
+  try {
+    converter.run(start, report);
+  } catch (const std::exception& e) {
+    // Whatever stopped the copy, the destination holds what was copied before it and must
+    // not pass for a complete copy.
+    if (o.dry_run || (report.done.transactions == 0 && !report.cleared)) throw;
+    throw StorageError(std::string(e.what()) + "; " + std::to_string(report.done.transactions) +
+                       " transactions were copied into " + dst_uri.redacted() +
+                       (report.cleared ? " after --clear emptied it" : "") +
+                       " before this, so it is an incomplete copy: once the cause is fixed, "
+                       "--incremental continues after its last transaction");
+  }
   if (dst && !o.dry_run) {
     dst->close();
     catch_up_mirror(dst_uri, report);

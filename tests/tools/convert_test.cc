@@ -269,6 +269,35 @@ TEST(Convert, TheOtherModeAndAnUnreachableDestinationChangeNothing) {
   EXPECT_THROW(run(src, "postgresql://nobody:secret@127.0.0.1:1/none"), StorageError);
 }
 
+// A source transaction the destination cannot take stops the copy part-way; the error
+// says what was copied before it and that the destination is incomplete (a Data.fs holds
+// at most 65,535 bytes of description).
+TEST(Convert, AnErrorPartWaySaysTheDestinationIsIncomplete) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src");
+  {
+    auto st = open_storage(src);
+    auto inst = st->new_instance();
+    for (int i = 0; i < 4; ++i) {
+      TransactionMetaData txn{"", i == 2 ? std::string(70000, 'd') : "short", ""};
+      inst->tpc_begin(txn);
+      inst->store(Oid(static_cast<uint64_t>(i)), std::nullopt, "state", txn);
+      inst->tpc_vote(txn);
+      inst->tpc_finish(txn);
+    }
+  }
+  try {
+    run(src, "file://" + d.sub("Data.fs"));
+    FAIL() << "a 70,000-byte description was written";
+  } catch (const StorageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("source transaction 0x"), std::string::npos) << what;
+    EXPECT_NE(what.find("description of 70000 bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("2 transactions were copied into file://"), std::string::npos) << what;
+    EXPECT_NE(what.find("incomplete copy"), std::string::npos) << what;
+  }
+}
+
 TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
   TempDir d;
   // A Data.fs with one blob record and its blob file.
