@@ -401,6 +401,14 @@ void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
   report.mirror_rows = mirror_follow(uri.text(), once).decoded;
 }
 
+StorageError not_empty(const StorageUri& dst_uri, const StorageInfo& info) {
+  return StorageError("the destination " + dst_uri.redacted() + " is not empty (" +
+                      std::to_string(info.objects) + " objects, " +
+                      std::to_string(info.transactions) +
+                      " transactions): nothing was changed. Use --incremental to continue "
+                      "after its last transaction or --clear to replace its content.");
+}
+
 // --incremental continues a copy of this source; a destination that is not one would get
 // the source's later transactions on top of unrelated data. A history-preserving source
 // still has the transaction the destination ends with; a history-free one derives its
@@ -453,6 +461,14 @@ ConvertReport convert(const ConvertOptions& o) {
                       dst_uri.redacted() + " are the same database (" + dst_identity +
                       "): nothing was changed");
   }
+  // Opening a Data.fs for writing moves a damaged tail aside and removes its index, so a
+  // refusal must come from a read-only look first.
+  if (dst_uri.scheme == Scheme::file && !o.clear && !o.incremental && !o.dry_run) {
+    if (auto existing = open_destination(dst_uri, true)) {
+      const StorageInfo info = existing->info();
+      if (info.transactions != 0 || info.objects != 0) throw not_empty(dst_uri, info);
+    }
+  }
   auto dst = open_destination(dst_uri, o.dry_run);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
   // dialect without bulk loading) gets one restore per source transaction. Where the
@@ -492,11 +508,7 @@ ConvertReport convert(const ConvertOptions& o) {
         report.started_after = info.last_tid;
         start = Tid(info.last_tid.value() + 1);
       } else {
-        throw StorageError("the destination " + dst_uri.redacted() + " is not empty (" +
-                           std::to_string(info.objects) + " objects, " +
-                           std::to_string(info.transactions) +
-                           " transactions): nothing was changed. Use --incremental to continue "
-                           "after its last transaction or --clear to replace its content.");
+        throw not_empty(dst_uri, info);
       }
     }
   }

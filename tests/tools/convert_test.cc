@@ -272,6 +272,26 @@ TEST(Convert, TheOtherModeAndAnUnreachableDestinationChangeNothing) {
 // A source transaction the destination cannot take stops the copy part-way; the error
 // says what was copied before it and that the destination is incomplete (a Data.fs holds
 // at most 65,535 bytes of description).
+// Refusing a destination Data.fs that is not empty leaves it as it was: its damaged tail
+// is not moved aside nor its index removed, as opening it for writing would.
+TEST(Convert, ARefusedDataFsDestinationIsLeftAsItWas) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 50, "src.fs");
+  const std::string victim = sample_file(d, 60, "victim.fs");
+  std::filesystem::resize_file(victim, std::filesystem::file_size(victim) - 10);  // a cut tail
+  std::ofstream(victim + ".index") << "an index";
+  const auto size = std::filesystem::file_size(victim);
+  try {
+    run(src, "file://" + victim);
+    FAIL() << "converted into a Data.fs that has transactions";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not empty"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::filesystem::file_size(victim), size);
+  EXPECT_TRUE(std::filesystem::exists(victim + ".index"));
+  EXPECT_FALSE(std::filesystem::exists(victim + ".tr0"));
+}
+
 TEST(Convert, AnErrorPartWaySaysTheDestinationIsIncomplete) {
   TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
