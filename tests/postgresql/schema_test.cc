@@ -185,6 +185,31 @@ TEST_F(RelStorageCreated, ARoleWithRightsOnRelStoragesTablesOnlyStillCommits) {
   pgtest::exec_on_server("DROP ROLE " + role);
 }
 
+// RelStorage's tables in public, and a schema named after the role created since (so it
+// comes first on the default search_path): relstore must not create an empty database in
+// front of the real one, which RelStorage's unqualified queries would then find too.
+TEST_F(RelStorageCreated, TablesFurtherDownTheSearchPathAreNotHidden) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_search_path");
+  load_fixture(db);
+  db.exec("CREATE SCHEMA \"" + db.scalar("SELECT current_user") + "\" AUTHORIZATION CURRENT_USER");
+  try {
+    open_storage(db.uri());
+    FAIL() << "opened with a schema of its own in front of RelStorage's";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("object_state is in schema public"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was changed"), std::string::npos) << what;
+  }
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM pg_class WHERE relnamespace = (SELECT oid FROM "
+                  "pg_namespace WHERE nspname = current_user)"),
+            "0");
+  // With public first, the database opens as RelStorage left it.
+  auto st = open_storage(db.uri("options=-csearch_path%3Dpublic"));
+  EXPECT_EQ(st->new_instance()->load(Oid(0)).data, "hello");
+}
+
 // Migrating from the first migration to the last (here: adopting RelStorage's schema as
 // the baseline, then upgrading it) gives the same tables as a fresh install.
 TEST_F(RelStorageCreated, UpgradedColumnsEqualAFreshInstall) {
