@@ -112,11 +112,24 @@ bool has_tables(Connection& conn) {
              "AND TABLE_NAME IN ('relstore_json_mirror', 'relstore_json_mirror_lock')") == 2;
 }
 
+namespace {
+
+// The migration's record, not only its tables: MySQL commits DDL statement by statement,
+// so a migration cut short leaves tables without their rows (an `enable` then changed no
+// row and said it had), until `migrate up` runs it again.
+bool is_installed(Connection& conn) {
+  return has_tables(conn) &&
+         conn.query_int("SELECT COUNT(*) FROM relstore_schema WHERE name = 'json_mirror'") == 1;
+}
+
+}  // namespace
+
 std::unique_ptr<Connection> Mirror::open(Role role) {
   auto c = open_connection(settings_, role, &counter_);
-  if (!has_tables(*c)) {
+  if (!is_installed(*c)) {
     throw SchemaError(settings_.connect.describe +
-                      " has no JSON mirror tables: run `relstore migrate up` on it");
+                      " has no JSON mirror tables, or their migration did not finish: run "
+                      "`relstore migrate up` on it");
   }
   return c;
 }

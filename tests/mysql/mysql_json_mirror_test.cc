@@ -10,6 +10,7 @@
 #include "mysql/support.h"
 #include "relstore/errors.h"
 #include "relstore/json_mirror.h"
+#include "relstore/ops.h"
 #include "relstore/storage.h"
 
 namespace relstore::mysql::testing {
@@ -194,6 +195,26 @@ TEST_F(MysqlMirror, ARowLongerThanAPacketBecomesAnErrorEntry) {
   EXPECT_NO_THROW(mirror_rebuild(uri));
   EXPECT_EQ(mirror_status(uri).undecodable, 1u);
   EXPECT_EQ(mirror_status(uri).pending, 0u);
+}
+
+// MySQL commits DDL statement by statement: a migration cut short between creating the
+// mirror's tables and filling them is not recorded, and the mirror refuses to work on it
+// (enable used to change no row and report success) until `migrate up` runs it again.
+TEST_F(MysqlMirror, AMirrorMigrationCutShortIsRefusedUntilMigrateUp) {
+  const std::string uri = fresh_database("jm_cut", "?history=free");
+  open_storage(uri)->close();
+  auto conn = connect(db_of(uri));
+  conn->batch("DELETE FROM relstore_json_mirror; DELETE FROM relstore_schema WHERE version = 2", 2,
+              Context::other);
+  try {
+    mirror_enable(uri, MirrorMode::in_commit);
+    FAIL() << "enabled a mirror whose migration did not finish";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("relstore migrate up"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(migrate_up(uri, false), std::vector<std::string>{"0002_json_mirror"});
+  mirror_enable(uri, MirrorMode::in_commit);
+  EXPECT_EQ(mirror_status(uri).mode, MirrorMode::in_commit);
 }
 
 // A deadlock while the finish writes the mirror's rows is not a row the server refused:
