@@ -150,7 +150,9 @@ void PostgresqlAdapter::zap_all() {
   // DELETE lets the blob_chunk trigger unlink the large objects. The commit lock keeps
   // commits out while the tables empty.
   conn->simple(
-      std::string("BEGIN; SELECT pg_advisory_xact_lock(-1); ") +
+      // Mirror batches first (json_mirror.cc, kWriterLock), then commits.
+      std::string("BEGIN; SELECT pg_advisory_xact_lock(1919249523, 5); "
+                  "SELECT pg_advisory_xact_lock(-1); ") +
           (loc_.keep_history
                ? "DELETE FROM current_object; DELETE FROM blob_chunk; "
                  "DELETE FROM object_state; DELETE FROM \"transaction\" WHERE tid > 0; "

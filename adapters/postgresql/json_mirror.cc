@@ -18,6 +18,11 @@ constexpr Statement kWrite = {
     "$11::BIGINT[])"};
 constexpr Statement kMode = {"", kModeSql};  // on the mirror's own connection
 constexpr Statement kCommitLock = {"", "SELECT pg_advisory_xact_lock(-1)"};
+// Held shared by follow and rebuild batches, exclusively by zap_all (adapter.cc), before
+// the commit lock in both. A zap's DELETE cannot see a batch's rows not yet committed; were
+// they to commit after it, rows of the zapped data would stay, and the older TIDs of data
+// loaded after would never replace them.
+constexpr Statement kWriterLock = {"", "SELECT pg_advisory_xact_lock_shared(1919249523, 5)"};
 constexpr Statement kAdvance = {"",
                                 "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $2) "
                                 "WHERE id = 0 AND last_tid = $1"};
@@ -231,6 +236,7 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> ad
     // Under the mirror lock the mode stays as read. In in-commit mode commits write rows
     // too: the commit lock keeps them out while the guarded rows go in, so no commit can
     // slip between a guard's check and its write (nor deadlock on the same rows).
+    c.run(kWriterLock, Params(), Context::other);
     const Result mode = c.run(kMode, Params(), Context::other);
     if (mode.bytes(0, 0) == "in-commit") c.run(kCommitLock, Params(), Context::other);
     if (!batch.empty()) {

@@ -12,6 +12,7 @@
 #include "relstore/errors.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
+#include "relstore/timestamp.h"
 
 namespace relstore {
 namespace {
@@ -219,6 +220,53 @@ TEST_P(PostgresqlMirror, AFollowerReconnectsWhenTheServerEndsItsConnections) {
   stop = true;
   follower.get();
   EXPECT_GE(retries.load(), 1);
+}
+
+// A zap (convert --clear) while a follow batch has written its rows but not committed
+// them: the zap's DELETE cannot see those rows, so it must wait for the batch. Otherwise
+// they survive it, and data loaded after with older TIDs (an older backup) never replaces
+// them. Here another session holds the progress row, so the batch waits with its rows
+// written; the zap comes next, then the hold ends.
+TEST_P(PostgresqlMirror, AZapWaitsForAFollowBatchStillInProgress) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(db_name("jm_zap_race"));
+  const std::string uri = db.uri(query());
+  SampleOptions newer;
+  newer.objects = 40;
+  write_sample(uri, newer);
+  mirror_enable(uri, MirrorMode::follow);
+  auto hold = db.connect();
+  hold->simple("BEGIN; SELECT * FROM relstore_json_mirror WHERE id = 0 FOR UPDATE",
+               postgresql::Context::other);
+  const auto waiting = [&](int n) {
+    const std::string sql =
+        "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+        "wait_event_type IN ('Lock', 'Advisory')";
+    for (int i = 0; i < 400 && std::stoi(db.scalar(sql)) < n; ++i)
+      std::this_thread::sleep_for(25ms);
+    return std::stoi(db.scalar(sql)) >= n;
+  };
+  FollowOptions once;
+  once.once = true;
+  auto batch = std::async(std::launch::async, [&] { mirror_follow(uri, once); });
+  ASSERT_TRUE(waiting(1)) << "the batch never waited for the progress row";
+  auto zap = std::async(std::launch::async, [&] { open_storage(uri)->zap_all(); });
+  ASSERT_TRUE(waiting(2)) << "the zap never waited";
+  hold->simple("COMMIT", postgresql::Context::other);
+  batch.get();
+  zap.get();
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json"), "0");
+  SampleOptions older;
+  older.objects = 40;
+  older.seed = 2;
+  older.start_tid = TimeStamp::from_unix(1356998400).tid();  // 2013, before the first load
+  write_sample(uri, older);
+  mirror_follow(uri, once);
+  const std::string rows =
+      "SELECT string_agg(zoid || ':' || tid, ',' ORDER BY zoid) FROM object_json";
+  const std::string followed = db.scalar(rows);
+  mirror_rebuild(uri);
+  EXPECT_EQ(followed, db.scalar(rows));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(), pgtest::mode_name);
