@@ -1,9 +1,11 @@
 #include "relstore/blob_dir.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,6 +21,18 @@ constexpr const char* kSuffix = ".blob";
 
 [[noreturn]] void fail(const std::string& what, const std::error_code& ec) {
   throw StorageError(what + ": " + ec.message());
+}
+
+// A blob file, or the directory that names it, made durable: a Data.fs transaction that
+// refers to a blob may reach the disk, and the blob must not lag behind it.
+void sync_path(const std::string& path, bool directory) {
+  const int fd = ::open(path.c_str(), O_RDONLY | (directory ? O_DIRECTORY : 0));
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const std::error_code ec(errno, std::generic_category());
+    if (fd >= 0) ::close(fd);
+    fail("cannot sync " + path, ec);
+  }
+  ::close(fd);
 }
 
 std::string hex_byte(unsigned v) {
@@ -166,6 +180,7 @@ void BlobDir::publish(const std::string& tmp, Oid oid, Tid tid) const {
     fsys::remove(tmp);
     fail("cannot move blob into " + target, ec);
   }
+  sync_path(oid_dir(oid), true);
 }
 
 void BlobDir::write_blob(Oid oid, Tid tid, std::string_view content) const {
@@ -183,8 +198,12 @@ void BlobDir::write_blob(Oid oid, Tid tid, std::string_view content) const {
     }
     done += static_cast<size_t>(n);
   }
-  fsync(fd);
+  const bool synced = ::fsync(fd) == 0;
   ::close(fd);
+  if (!synced) {
+    fsys::remove(tmp);
+    throw StorageError("cannot sync blob of oid " + oid.hex() + " in " + tmp);
+  }
   publish(tmp, oid, tid);
 }
 
@@ -200,6 +219,7 @@ void BlobDir::copy_blob(Oid oid, Tid tid, const std::string& source_file) const 
     fsys::remove(tmp);
     fail("cannot copy blob of oid " + oid.hex() + " from " + source_file, ec);
   }
+  sync_path(tmp, false);
   publish(tmp, oid, tid);
 }
 
