@@ -160,7 +160,7 @@ struct StorageInfo {
   bool keep_history = false;
   uint64_t objects = 0;
   uint64_t transactions = 0;
-  uint64_t size_bytes = 0;  // bytes of object state
+  uint64_t size_bytes = 0;  // bytes of object state (a Data.fs: of the file)
   Tid last_tid;
   std::string schema_version;
   // History-free databases that record deletions (relstore_hf_deletion): the TID of the

@@ -5,12 +5,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
 #include "relstore/errors.h"
 
 namespace relstore::fs {
+
+FileMap::FileMap(std::string path, const unsigned char* base, uint64_t size)
+    : path_(std::move(path)), base_(base), size_(size) {
+  static std::atomic<uint64_t> next{1};
+  serial_ = next++;
+}
 
 std::shared_ptr<const FileMap> FileMap::open(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

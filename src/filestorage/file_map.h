@@ -23,6 +23,8 @@ class FileMap {
   ~FileMap();
 
   const std::string& path() const { return path_; }
+  // Unique among the maps of this process, unlike the address, which a later map may reuse.
+  uint64_t serial() const { return serial_; }
   uint64_t size() const { return size_; }
   // True when [pos, pos + n) lies inside the mapping (overflow-safe).
   bool has(uint64_t pos, uint64_t n) const { return pos <= size_ && n <= size_ - pos; }
@@ -34,12 +36,12 @@ class FileMap {
   void advise_sequential() const;
 
  private:
-  FileMap(std::string path, const unsigned char* base, uint64_t size)
-      : path_(std::move(path)), base_(base), size_(size) {}
+  FileMap(std::string path, const unsigned char* base, uint64_t size);
 
   std::string path_;
   const unsigned char* base_;
   uint64_t size_;
+  uint64_t serial_;
 };
 
 }  // namespace relstore::fs

@@ -256,6 +256,8 @@ std::optional<std::vector<Oid>> FileStorage::changes_since(
 Oid FileStorage::new_oid() {
   require_writable();
   std::unique_lock lock(mu_);
+  // Zero only after the largest OID: the next would be the root's.
+  if (next_oid_ == 0) throw StorageError(path_ + ": no OIDs left (the file holds the largest)");
   return Oid(next_oid_++);
 }
 

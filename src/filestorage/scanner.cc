@@ -243,14 +243,14 @@ bool Scanner::starts_record(const TxnHeader& th, uint64_t target) const {
   // transaction points many back pointers into it, and walking it for each would make
   // opening such a file quadratic (40,000 of them took 48 s).
   struct Starts {
-    const FileMap* map = nullptr;
+    uint64_t map = 0;  // FileMap::serial(): a freed map's address may come back
     uint64_t limit = 0;
     uint64_t txn = 0;
     std::vector<uint64_t> offsets;
   };
   thread_local Starts cache;
-  if (cache.map != map_.get() || cache.limit != limit_ || cache.txn != th.pos) {
-    cache = Starts{map_.get(), limit_, th.pos, {}};
+  if (cache.map != map_->serial() || cache.limit != limit_ || cache.txn != th.pos) {
+    cache = Starts{map_->serial(), limit_, th.pos, {}};
     uint64_t p = th.records_begin();
     while (p < th.records_end() && th.records_end() - p >= kDataHeaderSize) {
       const DataHeader d = decode_data_header(map_->at(p), p);

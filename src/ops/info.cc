@@ -59,8 +59,9 @@ std::string format_info(const StorageInfo& info, const std::string& redacted_uri
   line("schema", info.schema_version);
   line("objects", std::to_string(info.objects));
   line("transactions", std::to_string(info.transactions));
+  // A Data.fs reports its length, headers included; databases their states' bytes.
   line("size", human_bytes(info.size_bytes) + " (" + std::to_string(info.size_bytes) +
-                   " bytes of object state)");
+                   (info.backend == "file" ? " bytes of file)" : " bytes of object state)"));
   line("last TID",
        info.last_tid.is_zero() ? "none (empty database)" : info.last_tid.hex() + " (" + when + ")");
   return out;

@@ -310,6 +310,17 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
 
 // Zeros a crash left at the end (see filestorage_malformed_test.cc) go aside like a
 // truncated tail, and the file takes commits again.
+// After the largest OID there is none left; new_oid must not wrap around to the root's.
+TEST(FileStorageStorage, NewOidAfterTheLargestIsAnError) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(1, {with_data(0, "root"), with_data(~uint64_t{0}, "last")});
+  const std::string path = dir.sub("Data.fs");
+  f.write(path);
+  auto s = open_file_storage(path, writable());
+  EXPECT_THROW(s->new_instance()->new_oid(), StorageError);
+}
+
 TEST(FileStorageStorage, ZeroFilledTailIsMovedAsideBeforeAppending) {
   TempDir dir;
   RawDataFs f;
