@@ -48,11 +48,29 @@ std::shared_ptr<const FileMap> FileMap::map(int fd, const std::string& path, uin
     }
     base = static_cast<const unsigned char*>(p);
   }
-  return std::shared_ptr<const FileMap>(new FileMap(path, base, size));
+  auto out = std::shared_ptr<FileMap>(new FileMap(path, base, size));
+  out->fd_ = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (out->fd_ < 0) {
+    throw StorageError("cannot open FileStorage " + path + " again: " + std::strerror(errno));
+  }
+  return out;
 }
 
 FileMap::~FileMap() {
   if (base_) munmap(const_cast<unsigned char*>(base_), static_cast<size_t>(size_));
+  if (fd_ >= 0) ::close(fd_);
+}
+
+bool FileMap::read(uint64_t pos, uint64_t n, unsigned char* out) const {
+  uint64_t done = 0;
+  while (done < n) {
+    const ssize_t got =
+        ::pread(fd_, out + done, static_cast<size_t>(n - done), static_cast<off_t>(pos + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    done += static_cast<uint64_t>(got);
+  }
+  return true;
 }
 
 void FileMap::advise_sequential() const {

@@ -32,6 +32,11 @@ class FileMap {
   std::string_view view(uint64_t pos, uint64_t n) const {
     return {reinterpret_cast<const char*>(base_ + pos), static_cast<size_t>(n)};
   }
+  // Reads [pos, pos + n) from the file itself, not the mapping: false when the file ends
+  // before (it was truncated since it was mapped). A mapped page past the file's end would
+  // raise SIGBUS instead, so the parts of a file another process may still cut (the
+  // unfinished transaction ZODB truncates when a commit aborts) are read this way.
+  bool read(uint64_t pos, uint64_t n, unsigned char* out) const;
   // Tells the kernel the file is about to be read front to back (read-ahead).
   void advise_sequential() const;
 
@@ -42,6 +47,7 @@ class FileMap {
   const unsigned char* base_;
   uint64_t size_;
   uint64_t serial_;
+  int fd_ = -1;  // a descriptor of its own for read()
 };
 
 }  // namespace relstore::fs

@@ -1,6 +1,7 @@
 #include "filestorage/scanner.h"
 
 #include <algorithm>
+#include <array>
 #include <iostream>
 #include <vector>
 
@@ -15,6 +16,11 @@ Scanner::Scanner(std::shared_ptr<const FileMap> map, FileStorageWarning warn,
                  std::optional<uint64_t> limit)
     : map_(std::move(map)), warn_(std::move(warn)) {
   limit_ = limit ? std::min(*limit, map_->size()) : map_->size();
+}
+
+uint64_t Scanner::committed_end() const {
+  const auto last = transaction_ending_at_limit();
+  return last && last->status != 'c' ? limit_ : 0;
 }
 
 void Scanner::fail(uint64_t offset, const std::string& problem, std::optional<Oid> oid) const {
@@ -52,6 +58,8 @@ void Scanner::check_header(const TxnHeader& h) const {
 }
 
 bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records) {
+  // Once per scanner, when it first walks (loads build scanners and never walk).
+  if (!stable_end_) stable_end_ = committed_end();
   for (;;) {
     if (pos >= limit_) return false;
     const uint64_t left = limit_ - pos;
@@ -59,7 +67,13 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
       return stop_at_tail(pos, map_->path() + " has a truncated tail: " + num(left) +
                                    " bytes of a transaction header at byte offset " + num(pos));
     }
-    h = decode_txn_header(map_->at(pos), pos);
+    if (pos + kTxnHeaderSize <= *stable_end_) {
+      h = decode_txn_header(map_->at(pos), pos);
+    } else {
+      unsigned char header[kTxnHeaderSize];
+      if (!map_->read(pos, kTxnHeaderSize, header)) return shrank(pos);
+      h = decode_txn_header(header, pos);
+    }
     if (h.status == 'c') {
       return stop_at_tail(pos, map_->path() + ": the transaction at byte offset " + num(pos) +
                                    " (tid " + h.tid.hex() +
@@ -97,8 +111,17 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
   }
 }
 
+bool Scanner::shrank(uint64_t pos) const {
+  warn(map_->path() + " became shorter while it was read (a commit was aborted and its " +
+       "transaction cut off); reading stops at byte offset " + num(pos));
+  return false;
+}
+
 bool Scanner::stop_at_tail(uint64_t pos, const std::string& what) const {
-  if (const auto last = transaction_ending_at_limit(); last && last->pos > pos) {
+  const auto last = transaction_ending_at_limit();
+  unsigned char last_byte;
+  if (!last && !map_->read(limit_ - 1, 1, &last_byte)) return shrank(pos);
+  if (last && last->pos > pos) {
     fail(pos, what + ", yet a complete transaction (tid " + last->tid.hex() + ") at byte offset " +
                   num(last->pos) +
                   " ends the file: the file is damaged here, not cut short, "
@@ -109,11 +132,18 @@ bool Scanner::stop_at_tail(uint64_t pos, const std::string& what) const {
 }
 
 std::optional<TxnHeader> Scanner::transaction_ending_at_limit() const {
-  if (limit_ < kMagicSize + kTxnHeaderSize + kTrailerSize) return std::nullopt;
-  const uint64_t tlen = read_be64(map_->at(limit_ - kTrailerSize));
-  if (tlen < kTxnHeaderSize || tlen > limit_ - kTrailerSize - kMagicSize) return std::nullopt;
-  const TxnHeader h =
-      decode_txn_header(map_->at(limit_ - kTrailerSize - tlen), limit_ - kTrailerSize - tlen);
+  // read(), not the map: this is the part of the file that may be cut meanwhile.
+  unsigned char trailer[kTrailerSize], header[kTxnHeaderSize];
+  if (limit_ < kMagicSize + kTxnHeaderSize + kTrailerSize ||
+      !map_->read(limit_ - kTrailerSize, kTrailerSize, trailer)) {
+    return std::nullopt;
+  }
+  const uint64_t tlen = read_be64(trailer);
+  if (tlen < kTxnHeaderSize || tlen > limit_ - kTrailerSize - kMagicSize ||
+      !map_->read(limit_ - kTrailerSize - tlen, kTxnHeaderSize, header)) {
+    return std::nullopt;
+  }
+  const TxnHeader h = decode_txn_header(header, limit_ - kTrailerSize - tlen);
   const bool known_status =
       h.status == ' ' || h.status == 'p' || h.status == 'u' || h.status == 'c';
   if (h.tlen != tlen || !known_status ||
@@ -124,8 +154,19 @@ std::optional<TxnHeader> Scanner::transaction_ending_at_limit() const {
 }
 
 bool Scanner::zeros_to_limit(uint64_t pos) const {
-  const std::string_view rest = map_->view(pos, limit_ - pos);
-  return std::all_of(rest.begin(), rest.end(), [](char c) { return c == '\0'; });
+  // Through read(), a block at a time: the first non-zero byte (a valid header's status is
+  // one) usually ends it at once. A file cut meanwhile is not all zeros to the limit.
+  std::array<unsigned char, 65536> block;
+  for (uint64_t at = pos; at < limit_;) {
+    const uint64_t n = std::min<uint64_t>(block.size(), limit_ - at);
+    if (!map_->read(at, n, block.data())) return false;
+    if (!std::all_of(block.begin(), block.begin() + static_cast<ptrdiff_t>(n),
+                     [](unsigned char c) { return c == 0; })) {
+      return false;
+    }
+    at += n;
+  }
+  return true;
 }
 
 TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) const {

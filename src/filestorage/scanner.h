@@ -74,6 +74,10 @@ class Scanner {
   // complete transaction starting after `pos` ends the file, which makes `pos` damage in
   // the middle of the file, an error (ZODB tells the two apart by the same trailer).
   bool stop_at_tail(uint64_t pos, const std::string& what) const;
+  // The file became shorter than the map while it was read: a warning and false.
+  bool shrank(uint64_t pos) const;
+  // `limit_` when the file ends there in a committed transaction; 0 otherwise.
+  uint64_t committed_end() const;
   // The transaction whose trailing length ends the readable part of the file, when those
   // last 8 bytes and the header they point to agree; none otherwise.
   std::optional<TxnHeader> transaction_ending_at_limit() const;
@@ -91,6 +95,11 @@ class Scanner {
   std::shared_ptr<const FileMap> map_;
   FileStorageWarning warn_;
   uint64_t limit_;
+  // Below this offset the file cannot be cut while we read: it ends in a committed
+  // transaction, and only an unfinished one is ever truncated (ZODB's abort after vote).
+  // Headers past it are read with FileMap::read; a mapped page past a truncated end would
+  // raise SIGBUS. Zero: the file's tail is unfinished or damaged. Set by the first next().
+  std::optional<uint64_t> stable_end_;
   std::optional<Tid> last_tid_;  // of the previous transaction read forward
 };
 

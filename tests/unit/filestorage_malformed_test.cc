@@ -2,6 +2,7 @@
 // truncated tail, an unfinished commit) a warning and a clean stop.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,29 @@ TEST(FileStorageMalformed, DamageBeforeTheLastTransactionIsAnErrorNotATail) {
   RawDataFs unfinished = f;
   unfinished.bytes[second + 16] = 'c';
   expect_error(unfinished, second, "damaged here, not cut short");
+}
+
+// ZODB truncates an unfinished transaction when its commit aborts after the vote. A reader
+// that mapped the file before must stop where the file now ends, not fault on the pages
+// past it (SIGBUS): here the unfinished transaction starts on a page boundary.
+TEST(FileStorageMalformed, AFileCutWhileBeingReadEndsReadingCleanly) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(1, {with_data(0, std::string(8192 - 4 - 23 - 42 - 8, 'a'))});
+  ASSERT_EQ(f.bytes.size(), 8192u);
+  f.add(2, {with_data(0, std::string(20000, 'b'))}, 'c');
+  const std::string path = dir.sub("Data.fs");
+  f.write(path);
+  std::vector<std::string> warnings;
+  auto it = iterate_file_storage(path, std::nullopt, std::nullopt,
+                                 [&](const std::string& w) { warnings.push_back(w); });
+  std::filesystem::resize_file(path, 8192);  // the abort
+  TransactionRecord t;
+  std::vector<Tid> tids;
+  while (it->next(t)) tids.push_back(t.tid);
+  EXPECT_EQ(tids, std::vector<Tid>{Tid(1)});
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("8192"), std::string::npos) << warnings[0];
 }
 
 TEST(FileStorageMalformed, TrailingLengthMismatch) {
