@@ -141,7 +141,8 @@ ZConfigFile parse_zconfig(std::string_view text, const std::string& filename) {
         space == std::string_view::npos ? "" : substitute(trim(line.substr(space)), key, fail);
     // ZConfig refuses a key given twice in a section; taking either silently could, say,
     // make a destination history-free that the later line said should keep history.
-    if (stack.back()->get(key)) {
+    // (Except in <pragmas>, where RelStorage takes any key, as a ZConfig multikey.)
+    if (stack.back()->type != "pragmas" && stack.back()->get(key)) {
       throw fail("'" + key + "' is given twice in " +
                  (stack.size() == 1 ? std::string("the file") : "<" + stack.back()->type + ">"));
     }

@@ -1,5 +1,6 @@
 #include "config/zodbconvert.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -9,6 +10,39 @@
 
 namespace relstore {
 namespace {
+
+// RelStorage declares some <pragmas> keys as ZConfig byte sizes ("100MB"). A size with a
+// unit becomes what SQLite expects: cache_size in KiB, as a negative number (SQLite's way
+// to give it in KiB rather than pages), the others in bytes. Plain numbers go through as
+// SQLite reads them.
+std::string pragma_value(const std::string& key, const std::string& value,
+                         const std::string& where) {
+  static const char* const kByteSizes[] = {"cache_size", "mmap_size", "page_size",
+                                           "soft_heap_limit"};
+  if (std::find(std::begin(kByteSizes), std::end(kByteSizes), key) == std::end(kByteSizes)) {
+    return value;
+  }
+  std::string unit;
+  for (size_t i = value.size(); i > 0 && std::isalpha(static_cast<unsigned char>(value[i - 1]));
+       --i) {
+    unit.insert(unit.begin(),
+                static_cast<char>(std::toupper(static_cast<unsigned char>(value[i - 1]))));
+  }
+  if (unit.empty()) return value;
+  const uint64_t scale = unit == "KB"   ? 1024
+                         : unit == "MB" ? 1024 * 1024
+                         : unit == "GB" ? 1024 * 1024 * 1024
+                                        : 0;
+  const std::string digits = value.substr(0, value.size() - unit.size());
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (scale == 0 || digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    throw ConfigError(where + ": " + key + " '" + value +
+                      "' is not a size (a number, or one with KB, MB or GB)");
+  }
+  const uint64_t bytes = n * scale;
+  return key == "cache_size" ? "-" + std::to_string(bytes / 1024) : std::to_string(bytes);
+}
 
 // The whole text as a port: std::stoi took "5432x" as 5432.
 int port_number(const std::string& text, const std::string& where) {
@@ -158,7 +192,9 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
       out.uri.scheme = Scheme::sqlite;
       out.uri.database = *dir;
       if (const ZConfigSection* pragmas = child.child("pragmas")) {
-        for (const auto& [k, v] : pragmas->keys) out.uri.params["pragma." + k] = v;
+        for (const auto& [k, v] : pragmas->keys) {
+          out.uri.params["pragma." + k] = pragma_value(k, v, where(filename, *pragmas));
+        }
       }
     } else {
       warnings.push_back(where(filename, child) + ": section <" + child.type +

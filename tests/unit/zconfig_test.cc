@@ -147,6 +147,9 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
     data-dir /srv/sqlite
     <pragmas>
       cache_size 10000
+      mmap_size 64MB
+      journal_size_limit 1000
+      journal_size_limit 2000
     </pragmas>
   </sqlite3>
 </relstorage>
@@ -164,6 +167,33 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
   EXPECT_EQ(c.destination.uri.scheme, Scheme::sqlite);
   EXPECT_EQ(c.destination.uri.database, "/srv/sqlite");
   EXPECT_EQ(c.destination.uri.params.at("pragma.cache_size"), "10000");
+  // RelStorage's byte-size pragmas take a unit; <pragmas> keys may repeat (the last wins).
+  EXPECT_EQ(c.destination.uri.params.at("pragma.mmap_size"), std::to_string(64 << 20));
+  EXPECT_EQ(c.destination.uri.params.at("pragma.journal_size_limit"), "2000");
+}
+
+// cache_size with a unit is given to SQLite in KiB (a negative cache_size); a unit that
+// is not one is an error naming the key.
+TEST(Zodbconvert, SqlitePragmaSizesTakeZConfigUnits) {
+  const auto destination = [](const std::string& pragma) {
+    return zodbconvert_config_from_text(
+        "<filestorage source>\n path /tmp/x.fs\n</filestorage>\n<relstorage destination>\n"
+        "<sqlite3>\n data-dir /tmp/d\n<pragmas>\n" +
+            pragma + "\n</pragmas>\n</sqlite3>\n</relstorage>\n",
+        "sizes.conf");
+  };
+  EXPECT_EQ(destination("cache_size 100MB").destination.uri.params.at("pragma.cache_size"),
+            "-102400");
+  EXPECT_EQ(destination("page_size 8kb").destination.uri.params.at("pragma.page_size"), "8192");
+  EXPECT_EQ(destination("cache_size -2000").destination.uri.params.at("pragma.cache_size"),
+            "-2000");
+  try {
+    destination("mmap_size 10TB");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("mmap_size '10TB' is not a size"), std::string::npos)
+        << e.what();
+  }
 }
 
 // A port with anything after its digits is an error (std::stoi read "5432x" as 5432).
