@@ -45,7 +45,19 @@ std::vector<std::string> pending_names(const MigrationStatus& st) {
 }  // namespace
 
 MigrationStatus migration_status(const std::string& uri) {
-  auto adapter = open_for_migrations(uri, false);
+  std::unique_ptr<backend::Adapter> adapter;
+  try {
+    adapter = open_for_migrations(uri, false);
+  } catch (const NoSchemaError&) {
+    // Nothing there yet: creating the schema applies every migration.
+    MigrationStatus st;
+    st.backend = scheme_name(StorageUri::parse(uri).scheme);
+    for (const Migration& m : migrations_for(st.backend)) {
+      st.newest = m.version;
+      st.pending.emplace_back(m.version, m.name);
+    }
+    return st;
+  }
   return status_of(*adapter);
 }
 
@@ -53,13 +65,8 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
   // What was pending before anything is opened for writing: opening creates a missing
   // schema (every migration), and PostgreSQL applies pending migrations itself then; the
   // report names what this call applied either way.
-  std::optional<MigrationStatus> before;
-  try {
-    before = migration_status(uri);
-  } catch (const SchemaError&) {
-    if (dry_run) throw;  // no schema: a dry run creates none, and says why it cannot tell
-  }
-  if (dry_run) return pending_names(*before);
+  const MigrationStatus before = migration_status(uri);
+  if (dry_run) return pending_names(before);
   auto adapter = open_for_migrations(uri, true);
   const MigrationStatus after = status_of(*adapter);
   std::vector<std::string> done;
@@ -68,7 +75,7 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
       return std::any_of(st.pending.begin(), st.pending.end(),
                          [&](const auto& p) { return p.first == m.version; });
     };
-    if (before && !is(*before)) continue;  // applied already
+    if (!is(before)) continue;  // applied already
     if (is(after)) adapter->apply_migration(m);
     done.push_back(label(m.version, m.name));
   }
