@@ -37,8 +37,11 @@ using FileStorageWarning = std::function<void(const std::string& message)>;
 struct FileStorageOptions {
   // A read-only FileStorage takes no lock, so it can read a file a running ZODB is using.
   bool read_only = true;
-  // Writable only: create the file (with the FS30 magic) when it does not exist.
+  // Writable only: create the file when it does not exist, with this magic: FS30, or FS21
+  // for a copy of a file written by ZODB on Python 2 (whose pickles hold Python 2 strings;
+  // ZODB on Python 3 refuses such a file, which is what makes people run zodbupdate).
   bool create = true;
+  std::string create_magic = "FS30";
   // Writable only: fsync after every committed transaction (as ZODB does). Off, the file
   // is synced only on close(); a crash can then lose the newest transactions, but never
   // leaves a partial one that a reader accepts.

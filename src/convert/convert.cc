@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <unordered_map>
 
 #include "backend/oid_order.h"
@@ -41,8 +42,18 @@ std::string existing_identity(const StorageUri& uri) {
   }
 }
 
-// The destination, or null when a dry run finds none (it would be created).
-std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
+// The first four bytes of a file (a Data.fs's magic); none when it has fewer or none.
+std::optional<std::string> file_magic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string magic(4, '\0');
+  if (!in.read(magic.data(), 4)) return std::nullopt;
+  return magic;
+}
+
+// The destination, or null when a dry run finds none (it would be created). `magic`: what
+// a new Data.fs starts with.
+std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run,
+                                          const std::string& magic = "FS30") {
   StorageOptions options = uri.options();
   options.cache_mb = 0;
   if (uri.scheme == Scheme::file) {
@@ -54,6 +65,7 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run) {
     }
     fo.read_only = false;
     fo.create = true;
+    fo.create_magic = magic;
     fo.fsync_each_commit = false;  // one fsync when the conversion closes the file
     fo.commit_lock_timeout = options.commit_lock_timeout;
     return open_file_storage(uri.database, fo);
@@ -469,7 +481,21 @@ ConvertReport convert(const ConvertOptions& o) {
       if (info.transactions != 0 || info.objects != 0) throw not_empty(dst_uri, info);
     }
   }
-  auto dst = open_destination(dst_uri, o.dry_run);
+  // A Data.fs copied from a Data.fs keeps its magic: FS21 marks Python 2 pickles, which
+  // ZODB on Python 3 must refuse to open rather than misread. Appending one kind to a file
+  // of the other would mix them.
+  std::string magic = "FS30";
+  if (src_uri.scheme == Scheme::file) magic = file_magic(src_uri.database).value_or("FS30");
+  if (dst_uri.scheme == Scheme::file && src_uri.scheme == Scheme::file) {
+    if (const auto existing = file_magic(dst_uri.database); existing && *existing != magic) {
+      throw StorageError("the source " + src_uri.redacted() + " is an " + magic +
+                         " file and the destination " + dst_uri.redacted() + " an " + *existing +
+                         " one (" + (magic == "FS21" ? "Python 2" : "Python 3") +
+                         " pickles into a file marked for the other): nothing was changed; "
+                         "copy into a new file instead");
+    }
+  }
+  auto dst = open_destination(dst_uri, o.dry_run, magic);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
   // dialect without bulk loading) gets one restore per source transaction. Where the
   // destination stands is read only once no other bulk load is writing to it (a killed

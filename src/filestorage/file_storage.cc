@@ -24,7 +24,7 @@ FileStorage::FileStorage(std::string path, FileStorageOptions options)
     return;
   }
   // Lock before reading, so no other writer appends while we index.
-  file_ = AppendFile::open(path_, options_.create);
+  file_ = AppendFile::open(path_, options_.create, options_.create_magic);
   const uint64_t size = file_->size();
   map_ = FileMap::map(file_->fd(), path_, size);
   build_index();

@@ -81,7 +81,8 @@ void sync_directory_of(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool create) {
+std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool create,
+                                             std::string_view magic) {
   const int lock_fd = take_lock(path);
   const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
   const int fd = ::open(path.c_str(), flags, 0644);
@@ -94,7 +95,11 @@ std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool creat
   std::unique_ptr<AppendFile> f(new AppendFile(path, fd, lock_fd));
   if (f->size() == 0) {
     if (!create) throw FileStorageError(path, 0, "empty file: not a FileStorage");
-    f->append(0, kMagicFS30, true);
+    if (magic != kMagicFS30 && magic != kMagicFS21) {
+      throw StorageError("cannot create " + path + " with the magic '" + std::string(magic) +
+                         "': expected FS30 or FS21");
+    }
+    f->append(0, magic, true);
   }
   // The index caches offsets as of some earlier end of file; once we append it is stale
   // and ZODB would have to notice. Nothing trusts a missing index.

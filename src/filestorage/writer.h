@@ -20,7 +20,8 @@ class AppendFile {
   // Locks and opens `path`; creates it with the FS30 magic when it is missing or empty and
   // `create` is set. Removes `<path>.index`, which appending would make stale. Throws
   // StorageError when the file is locked by another writer or cannot be opened.
-  static std::unique_ptr<AppendFile> open(const std::string& path, bool create);
+  static std::unique_ptr<AppendFile> open(const std::string& path, bool create,
+                                          std::string_view magic);
   ~AppendFile();
   AppendFile(const AppendFile&) = delete;
   AppendFile& operator=(const AppendFile&) = delete;

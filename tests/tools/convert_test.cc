@@ -292,6 +292,31 @@ TEST(Convert, ARefusedDataFsDestinationIsLeftAsItWas) {
   EXPECT_FALSE(std::filesystem::exists(victim + ".tr0"));
 }
 
+// FS21 marks a Data.fs of ZODB on Python 2 (Python 2 pickles); a copy keeps the mark, so
+// that ZODB on Python 3 still refuses it instead of misreading its strings, and records of
+// one kind are not appended to a file marked for the other.
+TEST(Convert, APython2DataFsStaysMarkedAsOne) {
+  TempDir d;
+  const std::string py3 = sample_file(d, 30, "py3.fs");
+  std::ifstream in(py3, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string py2 = d.sub("py2.fs");
+  std::ofstream(py2, std::ios::binary) << "FS21" + bytes.substr(4);
+  run("file://" + py2, "file://" + d.sub("copy.fs"));
+  std::ifstream copy(d.sub("copy.fs"), std::ios::binary);
+  std::string magic(4, ' ');
+  copy.read(magic.data(), 4);
+  EXPECT_EQ(magic, "FS21");
+  const auto size = std::filesystem::file_size(d.sub("copy.fs"));
+  try {
+    run("file://" + py3, "file://" + d.sub("copy.fs"), [](ConvertOptions& o) { o.clear = true; });
+    FAIL() << "Python 3 records went into a file marked FS21";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("nothing was changed"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(std::filesystem::file_size(d.sub("copy.fs")), size);
+}
+
 TEST(Convert, AnErrorPartWaySaysTheDestinationIsIncomplete) {
   TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
