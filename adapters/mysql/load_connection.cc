@@ -60,6 +60,11 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
     sql += mark_query;
     ++statements;
   }
+  const bool check_tip = settings_.keep_history && !mark_.tip().is_zero();
+  if (check_tip) {
+    sql += "; " + backend::tip_kept_sql(std::to_string(mark_.tip().sql()));
+    ++statements;
+  }
   if (since) {
     sql += "; ";
     sql += q_.poll;
@@ -68,6 +73,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   }
   backend::PollResult r;
   std::optional<Tid> mark;
+  bool tip_kept = true;
   int result = 0;
   // From here a transaction may be open, also when a statement below fails: end_snapshot
   // must end it.
@@ -84,6 +90,10 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
           mark = rows.next() ? Tid::from_sql(rows.int64(0)) : Tid();
           return;
         }
+        if (n == 1 + (mark_query ? 1 : 0) && check_tip) {
+          tip_kept = rows.next() && rows.int64(0) == 1;
+          return;
+        }
         r.changes.emplace();
         while (rows.next())
           r.changes->emplace_back(Oid::from_sql(rows.int64(0)), Tid::from_sql(rows.int64(1)));
@@ -91,7 +101,8 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       Context::read);
   if (since && !r.changes) r.changes.emplace();
   if (settings_.has_deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
-  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
+  if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
+  mark_.set_tip(r.last_tid);
   return r;
 }
 

@@ -25,6 +25,7 @@ void PgLoadConnection::connect() {
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, kLoadRevision, kExists});
   if (const Statement* mark = mark_statement()) conn->prepare({*mark});
+  if (loc_.keep_history) conn->prepare({kTipKept});
   conn->enter_pipeline();
   conn_ = std::move(conn);
 }
@@ -52,24 +53,29 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   if (since) conn_->queue(q_.poll, Params().int64(since->sql()));
   const Statement* mark_query = mark_statement();
   if (mark_query) conn_->queue(*mark_query);
+  const bool check_tip = loc_.keep_history && !mark_.tip().is_zero();
+  if (check_tip) conn_->queue(kTipKept, Params().int64(mark_.tip().sql()));
   conn_->send_batch();
   const auto results = conn_->wait(Context::read);
-  const size_t first = results.size() - (since ? 2 : 1) - (mark_query ? 1 : 0);
+  // Ours are the last results: last TID, changes, mark, tip (those queued).
+  size_t at = results.size() - 1 - (since ? 1 : 0) - (mark_query ? 1 : 0) - (check_tip ? 1 : 0);
   backend::PollResult r;
-  r.last_tid = Tid::from_sql(results[first].int64(0, 0));
+  r.last_tid = Tid::from_sql(results[at++].int64(0, 0));
+  const Result* changes = since ? &results[at++] : nullptr;
   std::optional<Tid> mark;
-  if (mark_query) mark = Tid::from_sql(results.back().int64(0, 0));
+  if (mark_query) mark = Tid::from_sql(results[at++].int64(0, 0));
+  const bool tip_kept = !check_tip || results[at++].int64(0, 0) == 1;
   if (loc_.deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
-  if (since) {
-    const Result& changes = results[first + 1];
+  if (changes) {
     r.changes.emplace();
-    r.changes->reserve(static_cast<size_t>(changes.rows()));
-    for (int i = 0; i < changes.rows(); ++i) {
-      r.changes->emplace_back(Oid::from_sql(changes.int64(i, 0)),
-                              Tid::from_sql(changes.int64(i, 1)));
+    r.changes->reserve(static_cast<size_t>(changes->rows()));
+    for (int i = 0; i < changes->rows(); ++i) {
+      r.changes->emplace_back(Oid::from_sql(changes->int64(i, 0)),
+                              Tid::from_sql(changes->int64(i, 1)));
     }
   }
-  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
+  if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
+  mark_.set_tip(r.last_tid);
   return r;
 }
 

@@ -31,6 +31,9 @@ inline constexpr Statement kDeletionMark = {"deletion_mark",
                                             "SELECT tid FROM relstore_hf_deletion WHERE id = 0"};
 inline constexpr Statement kFirstTransaction = {
     "first_transaction", "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0"};
+inline constexpr Statement kTipKept = {
+    "tip_kept",
+    "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = $1) THEN 1 ELSE 0 END"};
 inline constexpr Statement kLoadRevision = {
     "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
 inline constexpr Statement kExists = {"exists",

@@ -92,13 +92,13 @@ void Db::exec(std::string_view sql) {
   }
 }
 
-Stmt& Db::prepared(std::string_view sql) {
-  auto& slot = cache_[sql.data()];
+Stmt& Db::prepared(const char* sql) {
+  auto& slot = cache_[sql];
   if (!slot) slot = std::make_unique<Stmt>(db_, sql, true);
   return *slot;
 }
 
-int64_t Db::query_int(std::string_view sql, int64_t if_null) {
+int64_t Db::query_int(const char* sql, int64_t if_null) {
   Stmt& s = prepared(sql);
   StmtScope scope(s);
   if (!s.step() || s.is_null(0)) return if_null;

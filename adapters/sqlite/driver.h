@@ -64,10 +64,11 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   void exec(std::string_view sql);
-  // A statement prepared once per connection and reused; `sql` must outlive the Db.
-  Stmt& prepared(std::string_view sql);
-  // Runs a query returning one integer (NULL as `if_null`).
-  int64_t query_int(std::string_view sql, int64_t if_null = 0);
+  // A statement prepared once per connection and reused, cached by the address of `sql`:
+  // a literal (a built std::string would reuse the statement of an earlier text).
+  Stmt& prepared(const char* sql);
+  // Runs a query returning one integer (NULL as `if_null`); `sql` as for prepared().
+  int64_t query_int(const char* sql, int64_t if_null = 0);
   // Whether the main database has a table of that name (tables a migration adds).
   bool has_table(std::string_view name);
   void set_busy_timeout(double seconds);

@@ -26,6 +26,13 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   } else if (keep_history_) {
     mark = Tid::from_sql(db_->query_int(kFirstTransaction));
   }
+  bool tip_kept = true;
+  if (keep_history_ && !mark_.tip().is_zero()) {
+    Stmt& s = db_->prepared(kTipKept);
+    StmtScope scope(s);
+    s.bind(1, mark_.tip().sql());
+    tip_kept = s.step() && s.int64(0) == 1;
+  }
   r.mirror_mode = json_mirror::read_mode(*db_);
   if (since) {
     r.changes.emplace();
@@ -37,7 +44,8 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
         r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
   }
-  if (mark_.moved(mark, since)) r.changes.reset();  // deleted rows, a zap: not listable
+  if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
+  mark_.set_tip(r.last_tid);
   return r;
 }
 

@@ -35,6 +35,9 @@ inline constexpr const char* kInsertTransaction =
 // Polls' marks (src/backend/deletion_mark.h): where the history starts (history-preserving)
 inline constexpr const char* kFirstTransaction =
     "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0";
+// The transaction a connection's previous snapshot ended with is still there (1 or 0).
+inline constexpr const char* kTipKept =
+    "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = ?) THEN 1 ELSE 0 END";
 // and history-free deletions.
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
 inline constexpr const char* kMarkDeletion = "UPDATE relstore_hf_deletion SET tid = ? WHERE id = 0";

@@ -7,6 +7,9 @@
 // migrated) poll as before.
 // History-preserving: the first transaction's TID. A zap followed by a commit leaves a
 // last TID above the one an instance saw, and only the history's new start shows it.
+// A history replaced by one with the same start (convert --clear from an older copy of the
+// source) shows only in the transaction a connection's previous snapshot ended with (its
+// "tip") being gone, which history-preserving polls also read.
 //
 // A poll that sees its mark move reports "everything changed".
 #pragma once
@@ -49,17 +52,33 @@ class PollMark {
   // `mark`: the mark as the new snapshot sees it (none where the dialect reads none).
   // True when it moved since the previous snapshot of this connection, or, on its first
   // snapshot, when it is past `since`.
-  bool moved(std::optional<Tid> mark, std::optional<Tid> since) {
-    bool moved = false;
-    if (mark && since) moved = last_ ? *mark != *last_ : mark_time(*mark) > *since;
+  // `tip_kept`: false when the tip (below) is gone.
+  bool moved(std::optional<Tid> mark, std::optional<Tid> since, bool tip_kept = true) {
+    bool moved = since && !tip_kept;
+    if (mark && since) moved = moved || (last_ ? *mark != *last_ : mark_time(*mark) > *since);
     last_ = mark;
     return moved;
   }
+  // The last TID of this connection's previous snapshot (zero: none yet), which a
+  // history-preserving poll checks is still a transaction; set after every snapshot.
+  Tid tip() const { return tip_; }
+  void set_tip(Tid tip) { tip_ = tip; }
   // A new connection starts over.
-  void reset() { last_.reset(); }
+  void reset() {
+    last_.reset();
+    tip_ = Tid();
+  }
 
  private:
   std::optional<Tid> last_;
+  Tid tip_;
 };
+
+// The query that tells whether transaction `tip` still exists: 1 or 0, as text for
+// dialects that send their poll as one text (MySQL); the others bind a parameter.
+inline std::string tip_kept_sql(const std::string& tip) {
+  return "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = " + tip +
+         ") THEN 1 ELSE 0 END";
+}
 
 }  // namespace relstore::backend
