@@ -36,30 +36,48 @@ OidAllocator::OidAllocator(const Location& loc)
 void OidAllocator::ensure_schema() {
   in_write_txn(*db_, [&] {
     db_->exec(embedded_sql("sql/sqlite/oids.sql"));
+    // The marker table says the row has the meaning RelStorage gives it. Without it, a
+    // row is either RelStorage's (the next block) or relstore's of before (the last block
+    // handed out): moving it on by one is right for the second, and only skips a block
+    // of the first.
+    if (!db_->has_table("relstore_oid_next_block")) {
+      if (db_->query_int("SELECT COUNT(*) FROM new_oid") == 0) {
+        db_->exec("INSERT INTO new_oid (zoid) VALUES (1)");
+      } else {
+        db_->exec("UPDATE new_oid SET zoid = zoid + 1");
+      }
+      db_->exec("CREATE TABLE relstore_oid_next_block (id INTEGER PRIMARY KEY NOT NULL)");
+    }
     return 0;
   });
 }
 
 std::vector<Oid> OidAllocator::allocate() {
-  // The row keeps meaning "the last block handed out", as RelStorage reads it; we take
-  // several blocks at once.
+  // The row is the next block to hand out, as RelStorage reads it (RelStorage takes one
+  // block at a time; we take several): blocks next … next + blocks - 1.
   const int64_t blocks = blocks_;
-  const int64_t last = in_write_txn(*db_, [&] {
+  const int64_t after = in_write_txn(*db_, [&] {
     Stmt& s = db_->prepared("UPDATE new_oid SET zoid = zoid + ? RETURNING zoid");
     StmtScope scope(s);
     s.bind(1, blocks);
     return s.step() ? s.int64(0) : int64_t{-1};
   });
-  if (last < blocks) throw SchemaError(db_->path() + ": the new_oid table is empty or damaged");
+  if (after - blocks < 1) {
+    throw SchemaError(db_->path() + ": the new_oid table is empty or damaged");
+  }
   blocks_ = std::min<int64_t>(blocks_ * 2, 128);
   std::vector<Oid> out;
-  const auto first = static_cast<uint64_t>(last - blocks + 1) * 16 - 15;
-  for (uint64_t oid = first; oid <= static_cast<uint64_t>(last) * 16; ++oid) out.emplace_back(oid);
+  const auto first = static_cast<uint64_t>(after - blocks) * 16 - 15;
+  for (uint64_t oid = first; oid <= static_cast<uint64_t>(after - 1) * 16; ++oid) {
+    out.emplace_back(oid);
+  }
   return out;
 }
 
 void OidAllocator::set_min(Oid oid) {
-  const auto block = static_cast<int64_t>((oid.value() + 15) / 16);
+  // The next block must be past the one holding `oid`.
+  const uint64_t v = oid.value();
+  const auto block = static_cast<int64_t>(v / 16 + (v % 16 != 0)) + 1;
   in_write_txn(*db_, [&] {
     Stmt& s = db_->prepared("UPDATE new_oid SET zoid = ?1 WHERE zoid < ?1");
     s.bind(1, block);
@@ -70,7 +88,7 @@ void OidAllocator::set_min(Oid oid) {
 
 void OidAllocator::reset() {
   in_write_txn(*db_, [&] {
-    db_->exec("UPDATE new_oid SET zoid = 0");
+    db_->exec("UPDATE new_oid SET zoid = 1");
     return 0;
   });
 }

@@ -85,7 +85,7 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
                                    num(h.tlen) + " + 8 bytes but the file ends " + num(left) +
                                    " bytes after it");
     }
-    if (zeros_to_limit(pos)) {
+    if (h.status == '\0' && zeros_to_limit(pos)) {  // (no valid header has that status)
       // What a crash can leave when the file's size reached the disk before its data.
       warn(map_->path() + " ends in " + num(left) + " zero bytes from byte offset " + num(pos) +
            " (left by a crash); reading stops at the last complete transaction");

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "relstore/errors.h"
@@ -131,6 +132,66 @@ TEST(SqliteSchema, RelStorageCreatedDatabaseOpensAsIs) {
   const Tid tid = inst->tpc_finish(txn);
   EXPECT_GT(tid, r.tid);
   EXPECT_EQ(inst->load_serial(Oid(0), r.tid), "hello");
+}
+
+// What RelStorage's SQLite OID allocator does with oids.sqlite3: read the row n, hand out
+// block n (OIDs 16n-15 … 16n), store n + 1.
+std::pair<uint64_t, uint64_t> relstorage_new_oids(const std::string& oids_path) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(oids_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "SELECT zoid FROM new_oid", -1, &s, nullptr);
+  EXPECT_EQ(sqlite3_step(s), SQLITE_ROW);
+  const int64_t n = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  EXPECT_EQ(sqlite3_exec(db, "UPDATE new_oid SET zoid = zoid + 1", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  return {static_cast<uint64_t>(n * 16 - 15), static_cast<uint64_t>(n * 16)};
+}
+
+// relstore and RelStorage share oids.sqlite3 (both may write one database): the row is the
+// next block to hand out, as RelStorage reads it. relstore read it as the last block handed
+// out, so RelStorage handed out relstore's last block again (and block 0, OIDs -15 … 0,
+// on a new database).
+TEST(SqliteSchema, RelStorageAndRelstoreNeverHandOutTheSameOid) {
+  TempDir d;
+  auto st = open_storage(uri_of(d, "db"));
+  const std::string oids = d.sub("db/oids.sqlite3");
+  const auto first = relstorage_new_oids(oids);
+  EXPECT_EQ(first.first, 1u) << "RelStorage's first block on a new database";
+  std::set<uint64_t> handed;
+  for (uint64_t oid = first.first; oid <= first.second; ++oid) handed.insert(oid);
+  for (int round = 0; round < 3; ++round) {
+    auto inst = st->new_instance();
+    for (int i = 0; i < 40; ++i) {
+      EXPECT_TRUE(handed.insert(inst->new_oid().value()).second) << "round " << round;
+    }
+    const auto block = relstorage_new_oids(oids);
+    for (uint64_t oid = block.first; oid <= block.second; ++oid) {
+      EXPECT_TRUE(handed.insert(oid).second) << "RelStorage's block repeats oid " << oid;
+    }
+    st->close();
+    st = open_storage(uri_of(d, "db"));  // a fresh pool: allocates from the row again
+  }
+}
+
+// A database relstore created before: the row held the last block it handed out. The
+// first writable open moves it on by one, once.
+TEST(SqliteSchema, AnOidCounterOfTheOldMeaningMovesOnOnce) {
+  TempDir d;
+  open_storage(uri_of(d, "db"))->close();
+  const std::string oids = d.sub("db/oids.sqlite3");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(oids.c_str(), &db), SQLITE_OK);
+  // The state the old allocator left: blocks 1 … 5 handed out, no marker.
+  ASSERT_EQ(
+      sqlite3_exec(db, "DROP TABLE IF EXISTS relstore_oid_next_block; UPDATE new_oid SET zoid = 5",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(db);
+  for (int open = 0; open < 2; ++open) open_storage(uri_of(d, "db"))->close();
+  EXPECT_EQ(relstorage_new_oids(oids).first, 6u * 16 - 15);
 }
 
 }  // namespace
