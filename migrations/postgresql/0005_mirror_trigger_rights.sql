@@ -1,16 +1,23 @@
 -- The mirror's statement trigger on object_state (migration 0003) runs on every commit,
--- RelStorage's included, and reads relstore_json_mirror. An application role that was
--- granted rights on RelStorage's tables alone has none on that table, so its commits
--- failed with "permission denied" once the migration had run. The function now runs
--- with its owner's rights (the role that migrated), pinned to the schema it was created
--- in so that a caller's search_path cannot point it at another table.
+-- RelStorage's included, and reads relstore_json_mirror with the committer's rights. An
+-- application role granted rights on RelStorage's tables alone has none on that table, so
+-- its commits failed with "permission denied" once the migration had run. Such a commit
+-- now goes through without waking the follower (which then finds it at its next poll);
+-- granting the role SELECT on relstore_json_mirror restores the wake-up. The table is
+-- still found through the committer's search_path, as RelStorage's own tables are, so a
+-- renamed schema keeps working.
 
 -- @common
 -- @begin
-DO $$
+CREATE OR REPLACE FUNCTION relstore_json_mirror_notify() RETURNS TRIGGER
+LANGUAGE plpgsql AS $$
 BEGIN
-  EXECUTE format('ALTER FUNCTION relstore_json_mirror_notify() SECURITY DEFINER '
-                 'SET search_path = %I, pg_temp', current_schema());
+  IF EXISTS (SELECT 1 FROM relstore_json_mirror WHERE id = 0 AND mode = 'follow') THEN
+    PERFORM pg_notify('relstore_json_mirror', '');
+  END IF;
+  RETURN NULL;
+EXCEPTION WHEN insufficient_privilege THEN
+  RETURN NULL;
 END;
 $$;
 -- @end
