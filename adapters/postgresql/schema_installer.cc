@@ -146,22 +146,29 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
   const bool may_change = options.create && !options.read_only;
   const std::string& db = loc.connect.describe;
   auto conn = open_conn(loc, Role::admin, &counter);
-  // relstore looks for its tables, and creates them, in the current schema. An object_state
-  // that unqualified names resolve to further down search_path (RelStorage's tables in
-  // public, a schema named after the role created since) is an existing database that
-  // would be hidden: a new one would be made in front of it.
-  const Result resolved = query(*conn,
-                                "SELECT n.nspname::text, COALESCE(current_schema()::text, '') "
-                                "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                                "WHERE c.oid = to_regclass('object_state')");
-  if (resolved.rows() == 1 && resolved.bytes(0, 0) != resolved.bytes(0, 1)) {
+  // relstore looks for its tables, and creates them, in the current schema. When that is
+  // the schema named after the role, found through the default search_path's "$user",
+  // and unqualified names resolve to an object_state further down (RelStorage's tables in
+  // public), the role's schema was most likely made after the database: a new database
+  // would be created in front of the existing one. A search_path that names its schemas
+  // (one schema per tenant, public after them) is taken as meant.
+  const Result resolved =
+      query(*conn,
+            "SELECT n.nspname::text, COALESCE(current_schema()::text, ''), "
+            "(current_schema() = current_user AND "
+            "btrim(split_part(current_setting('search_path'), ',', 1)) = '\"$user\"')::int "
+            "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE c.oid = to_regclass('object_state')");
+  if (resolved.rows() == 1 && resolved.bytes(0, 0) != resolved.bytes(0, 1) &&
+      resolved.int64(0, 2) == 1) {
     throw SchemaError(db + ": object_state is in schema " + resolved.bytes(0, 0) +
                       ", but relstore reads and creates its tables in the current schema, " +
-                      resolved.bytes(0, 1) + " (the first on search_path that exists); nothing " +
-                      "was changed. Put " + resolved.bytes(0, 0) +
-                      " first on search_path (ALTER ROLE … SET search_path, or the connection "
-                      "parameter options=-csearch_path=" +
-                      resolved.bytes(0, 0) + ")");
+                      resolved.bytes(0, 1) + " (the role's own, first on search_path); " +
+                      "nothing was changed. To open the database in " + resolved.bytes(0, 0) +
+                      ", put it first on search_path (ALTER ROLE … SET search_path, or the "
+                      "connection parameter options=-csearch_path=" +
+                      resolved.bytes(0, 0) + "); to create a new one in " + resolved.bytes(0, 1) +
+                      ", name that schema in search_path.");
   }
   Inspection seen = inspect(*conn);
 

@@ -208,6 +208,15 @@ TEST_F(RelStorageCreated, TablesFurtherDownTheSearchPathAreNotHidden) {
   // With public first, the database opens as RelStorage left it.
   auto st = open_storage(db.uri("options=-csearch_path%3Dpublic"));
   EXPECT_EQ(st->new_instance()->load(Oid(0)).data, "hello");
+  // A search_path that names its schemas (a schema per tenant, public after it) is taken
+  // as meant: a new database in the tenant's schema.
+  db.exec("CREATE SCHEMA tenant");
+  auto tenant = open_storage(db.uri("options=-csearch_path%3Dtenant,public"));
+  EXPECT_THROW(tenant->new_instance()->load(Oid(0)), POSKeyError);
+  EXPECT_EQ(count(db,
+                  "SELECT COUNT(*) FROM pg_tables WHERE schemaname = 'tenant' AND "
+                  "tablename = 'object_state'"),
+            "1");
 }
 
 // Migrating from the first migration to the last (here: adopting RelStorage's schema as
