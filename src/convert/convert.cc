@@ -475,7 +475,8 @@ ConvertReport convert(const ConvertOptions& o) {
   }
   // Opening a Data.fs for writing moves a damaged tail aside and removes its index, so a
   // refusal must come from a read-only look first.
-  if (dst_uri.scheme == Scheme::file && !o.clear && !o.incremental && !o.dry_run) {
+  if (dst_uri.scheme == Scheme::file && !o.clear && !o.incremental && !o.dry_run &&
+      file_magic(dst_uri.database)) {  // (an empty file gets its magic when opened)
     if (auto existing = open_destination(dst_uri, true)) {
       const StorageInfo info = existing->info();
       if (info.transactions != 0 || info.objects != 0) throw not_empty(dst_uri, info);

@@ -290,6 +290,11 @@ TEST(Convert, ARefusedDataFsDestinationIsLeftAsItWas) {
   EXPECT_EQ(std::filesystem::file_size(victim), size);
   EXPECT_TRUE(std::filesystem::exists(victim + ".index"));
   EXPECT_FALSE(std::filesystem::exists(victim + ".tr0"));
+  // An empty file (touch, mktemp) is no Data.fs yet, and takes the copy.
+  std::ofstream(d.sub("empty.fs")).close();
+  run(src, "file://" + d.sub("empty.fs"));
+  EXPECT_EQ(testing::storage_differences(src, "file://" + d.sub("empty.fs")),
+            std::vector<std::string>{});
 }
 
 // FS21 marks a Data.fs of ZODB on Python 2 (Python 2 pickles); a copy keeps the mark, so
