@@ -173,14 +173,25 @@ TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) cons
   if (end > limit_ || end < kMagicSize + kTxnHeaderSize + kTrailerSize) {
     fail(end, "no complete transaction can end here (walking backward)");
   }
-  const uint64_t tlen = read_be64(map_->at(end - kTrailerSize));
+  // The trailer and header through read(): walking back from a live file's end starts at
+  // the part another process may cut (a mapped page past the new end would fault).
+  unsigned char trailer[kTrailerSize], header[kTxnHeaderSize];
+  if (!map_->read(end - kTrailerSize, kTrailerSize, trailer)) {
+    fail(end,
+         "the file became shorter than this offset while it was read (a commit was "
+         "aborted and its transaction cut off)");
+  }
+  const uint64_t tlen = read_be64(trailer);
   const uint64_t room = end - kTrailerSize - kMagicSize;
   if (tlen > room || tlen < kTxnHeaderSize) {
     fail(end - kTrailerSize, "trailing transaction length " + num(tlen) +
                                  " does not fit between the magic and this offset");
   }
   const uint64_t tpos = end - kTrailerSize - tlen;
-  TxnHeader h = decode_txn_header(map_->at(tpos), tpos);
+  if (!map_->read(tpos, kTxnHeaderSize, header)) {
+    fail(tpos, "the file became shorter than this offset while it was read");
+  }
+  TxnHeader h = decode_txn_header(header, tpos);
   if (h.tlen != tlen) {
     fail(tpos + 8, "transaction length " + num(h.tlen) + " in the header differs from the " +
                        "trailing length " + num(tlen) + " at byte offset " +

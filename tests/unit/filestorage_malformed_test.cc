@@ -137,6 +137,16 @@ TEST(FileStorageMalformed, AFileCutWhileBeingReadEndsReadingCleanly) {
   EXPECT_EQ(tids, std::vector<Tid>{Tid(1)});
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("8192"), std::string::npos) << warnings[0];
+  // Walking backward from the old end: an error naming the offset, not a fault.
+  f.write(path);
+  auto back = iterate_file_storage_backward(path);
+  std::filesystem::resize_file(path, 8192);
+  try {
+    back->next(t);
+    ADD_FAILURE() << "read a transaction past the file's end";
+  } catch (const FileStorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("shorter"), std::string::npos) << e.what();
+  }
 }
 
 TEST(FileStorageMalformed, TrailingLengthMismatch) {
