@@ -9,6 +9,7 @@
 #include <mysql_driver.h>
 
 #include <cctype>
+#include <charconv>
 #include <cstdlib>
 
 #include "backend/adapter.h"
@@ -16,6 +17,25 @@
 
 namespace relstore::mysql {
 namespace {
+
+// Whole seconds: atoi took "10s" as 10 and "ten" as 0, no wait at all.
+int seconds_option(const std::string& key, const std::string& value) {
+  int out = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || out < 0) {
+    throw ConfigError("option " + key + ": expected whole seconds, got '" + value + "'");
+  }
+  return out;
+}
+
+// A ZConfig-style boolean in any case (RelStorage's <mysql> compress is one).
+bool flag_option(const std::string& key, const std::string& value) {
+  std::string v = value;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw ConfigError("option " + key + ": expected true/false, got '" + value + "'");
+}
 
 sql::mysql::MySQL_Driver& driver() {
   // The first call initialises the client library; a function-local static makes that
@@ -53,15 +73,15 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
   int connect_timeout = 10;
   for (const auto& [key, value] : p.options) {
     if (key == "connect_timeout") {
-      connect_timeout = std::atoi(value.c_str());
+      connect_timeout = seconds_option(key, value);
     } else if (key == "read_timeout") {
-      o["OPT_READ_TIMEOUT"] = std::atoi(value.c_str());
+      o["OPT_READ_TIMEOUT"] = seconds_option(key, value);
     } else if (key == "write_timeout") {
-      o["OPT_WRITE_TIMEOUT"] = std::atoi(value.c_str());
+      o["OPT_WRITE_TIMEOUT"] = seconds_option(key, value);
     } else if (key == "compress") {
-      o["CLIENT_COMPRESS"] = value != "0" && value != "false" && value != "off" && value != "no";
+      o["CLIENT_COMPRESS"] = flag_option(key, value);
     } else if (key == "ssl_verify") {
-      o["sslVerify"] = value != "0" && value != "false";
+      o["sslVerify"] = flag_option(key, value);
     } else if (auto it = string_options().find(key); it != string_options().end()) {
       o[it->second] = sql::SQLString(value);
     }

@@ -96,6 +96,16 @@ TEST_F(MysqlConnection, SessionsRunWithTheDocumentedSettings) {
 // The store connection's temporary tables are on an engine that empties a table on DELETE
 // (InnoDB kept the deleted rows, and every commit scanned them); such engines ignore
 // ROLLBACK, so a rollback deletes the rows itself (sql/mysql/temp_tables.sql).
+// Connection options are checked, not read as far as atoi could: "ten" is no timeout of
+// 0 seconds, and ZConfig's "False" (any case) turns compression off.
+TEST_F(MysqlConnection, ConnectionOptionsAreCheckedWords) {
+  const std::string uri = fresh_database("options");
+  for (const char* bad : {"?connect_timeout=ten", "?read_timeout=5s", "?compress=maybe"}) {
+    EXPECT_THROW(open_storage(uri + bad), ConfigError) << bad;
+  }
+  EXPECT_NO_THROW(open_storage(uri + "?compress=False&connect_timeout=3")->close());
+}
+
 TEST_F(MysqlConnection, StoreTemporaryTablesAreNotInnoDBAndARollbackEmptiesThem) {
   Settings s;
   s.connect = connect_params(base_, base_.options());
