@@ -11,6 +11,11 @@ set -euo pipefail
 
 dir="${RELSTORE_SERVERS_DIR:-$PWD/var/servers}"
 env_file="$dir/env"
+# Where the servers' own files go: $dir, unless we are root and the servers' users cannot
+# reach it (a clone under /root, which is mode 700): then a directory under /tmp, named in
+# $dir/server-root so that `stop` finds it.
+srv="$dir"
+[ -f "$dir/server-root" ] && srv=$(cat "$dir/server-root")
 pg_bin=/usr/lib/postgresql/15/bin
 
 free_port() {
@@ -25,7 +30,7 @@ as_user() {
 }
 
 start_postgresql() {
-  local d="$dir/postgresql" port
+  local d="$srv/postgresql" port
   port=$(free_port)
   rm -rf "$d" && mkdir -p "$d"
   [ "$(id -u)" = 0 ] && chown postgres: "$d"
@@ -44,7 +49,7 @@ start_postgresql() {
 }
 
 start_mysql() {
-  local d="$dir/mysql" port
+  local d="$srv/mysql" port
   port=$(free_port)
   rm -rf "$d" && mkdir -p "$d"
   [ "$(id -u)" = 0 ] && chown mysql: "$d"
@@ -76,21 +81,40 @@ start_mysql() {
 # Stops whatever was started, also a server whose setup failed half-way (it has no port
 # file yet, but a pid file).
 stop_all() {
-  if [ -f "$dir/postgresql/data/postmaster.pid" ]; then
-    as_user postgres "$pg_bin/pg_ctl" -D "$dir/postgresql/data" -m fast -w stop >/dev/null || true
+  if [ -f "$srv/postgresql/data/postmaster.pid" ]; then
+    as_user postgres "$pg_bin/pg_ctl" -D "$srv/postgresql/data" -m fast -w stop >/dev/null || true
   fi
-  rm -f "$dir/postgresql/port"
-  if [ -f "$dir/mysql/launcher.pid" ]; then
+  rm -f "$srv/postgresql/port"
+  if [ -f "$srv/mysql/launcher.pid" ]; then
     local pid
-    pid=$(cat "$dir/mysql/launcher.pid")
-    mysqladmin --socket="$dir/mysql/sock" -uroot shutdown >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
+    pid=$(cat "$srv/mysql/launcher.pid")
+    mysqladmin --socket="$srv/mysql/sock" -uroot shutdown >/dev/null 2>&1 || kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 200); do
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.05
     done
-    rm -f "$dir/mysql/launcher.pid"
+    rm -f "$srv/mysql/launcher.pid"
   fi
-  rm -f "$dir/mysql/port" "$env_file"
+  rm -f "$srv/mysql/port" "$env_file"
+  if [ "$srv" != "$dir" ]; then
+    rm -rf "$srv" "$dir/server-root"
+    srv="$dir"
+  fi
+}
+
+# Sets srv for a start: $dir when every server user that will run can reach it.
+choose_server_root() {
+  [ "$(id -u)" = 0 ] || return 0
+  local user
+  for user in "$@"; do
+    if ! runuser -u "$user" -- test -x "$dir" 2>/dev/null; then
+      srv=$(mktemp -d /tmp/relstore-servers.XXXXXX)
+      chmod 755 "$srv"
+      echo "$srv" >"$dir/server-root"
+      echo "note: the $user user cannot reach $dir; the servers' files go in $srv"
+      return 0
+    fi
+  done
 }
 
 case "${1:-}" in
@@ -103,6 +127,9 @@ case "${1:-}" in
     : >"$env_file"
     backends=("$@")
     [ ${#backends[@]} -eq 0 ] && backends=(postgresql mysql)
+    users=()
+    for b in "${backends[@]}"; do [ "$b" = mysql ] && users+=(mysql) || users+=(postgres); done
+    choose_server_root "${users[@]}"
     for b in "${backends[@]}"; do
       case "$b" in
         postgresql) start_postgresql ;;
