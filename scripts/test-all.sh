@@ -38,8 +38,10 @@ scripts/db-servers.sh start
 # shellcheck disable=SC1091
 source "$RELSTORE_SERVERS_DIR/env"
 export RELSTORE_TEST_REQUIRE="$require"
-# Tests that read ../shared/fixtures fail instead of skipping when it is missing.
-export RELSTORE_REQUIRE_FIXTURES=1
+# Tests that read ../shared/fixtures (beside the project in CI, not in a user's clone)
+# skip with the reason when it is missing; CI (.ci/run) sets RELSTORE_REQUIRE_FIXTURES=1,
+# which makes that a failure.
+export RELSTORE_REQUIRE_FIXTURES="${RELSTORE_REQUIRE_FIXTURES:-0}"
 
 step "running every test (required backends: $require)"
 ctest --test-dir build -j "$jobs" --output-on-failure --timeout 900 --no-tests=error
