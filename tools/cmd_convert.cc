@@ -1,5 +1,7 @@
 // relstore convert SRC DST | relstore convert --config zodbconvert.conf, with zodbconvert's
 // flags (--dry-run, --clear, --incremental) and --verify, --skip-blobs.
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <memory>
 
@@ -8,9 +10,20 @@
 #include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/progress.h"
+#include "relstore/uri.h"
 
 namespace relstore::cli {
 namespace {
+
+std::atomic<bool> g_stop{false};
+
+// The first SIGINT or SIGTERM asks the conversion to stop after the transaction or batch
+// in hand; a second one ends the process at once (the destination then still holds only
+// whole transactions, committed before).
+extern "C" void on_stop_signal(int sig) {
+  g_stop = true;
+  std::signal(sig, SIG_DFL);
+}
 
 struct Args {
   std::string source, destination, config;
@@ -40,7 +53,12 @@ void run(Args& a) {
   o.on_progress = [&](const ConvertProgress& p) {
     progress.update({p.transactions, p.records, p.bytes, p.total_transactions, p.seconds});
   };
+  o.stop = &g_stop;
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
   const ConvertReport r = convert(o);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   progress.done();
   const ProgressCounts totals{r.done.transactions, r.done.records, r.done.bytes, 0, r.done.seconds};
   const double mb_s =
@@ -63,6 +81,16 @@ void run(Args& a) {
   if (r.blobs_skipped) {
     std::printf("blob contents left behind (--skip-blobs): %lu\n",
                 static_cast<unsigned long>(r.blobs_skipped));
+  }
+  if (r.interrupted && o.dry_run) {
+    throw Interrupted("interrupted after counting " + std::to_string(r.done.transactions) +
+                      " transactions (a dry run: nothing was changed)");
+  }
+  if (r.interrupted) {
+    throw Interrupted("interrupted after " + std::to_string(r.done.transactions) +
+                      " transactions: " + StorageUri::parse(o.destination).redacted() +
+                      " is an incomplete copy; run the same conversion with --incremental "
+                      "(not --clear) to finish it");
   }
   if (r.verified) {
     if (r.differences.empty()) {

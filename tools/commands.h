@@ -3,8 +3,16 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <stdexcept>
 
 namespace relstore::cli {
+
+// A command stopped by the user (SIGINT, SIGTERM) after leaving things consistent; main
+// prints the message and exits with 130, as a shell reports an interrupted command.
+class Interrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // For counts and intervals that must be above zero. CLI11's PositiveNumber names the
 // largest double in its message ("not in range 0.000000 to 1797…"); this says what is wrong.

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;
+  } catch (const relstore::cli::Interrupted& e) {
+    std::fprintf(stderr, "relstore: %s\n", relstore::redact_secrets(e.what()).c_str());
+    return 130;
   } catch (const relstore::ConfigError& e) {
     std::fprintf(stderr, "relstore: %s\n", relstore::redact_secrets(e.what()).c_str());
     return 2;

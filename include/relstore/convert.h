@@ -2,6 +2,7 @@
 // history-free and history-preserving modes (design.md §8; zodbconvert-compatible).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -34,6 +35,10 @@ struct ConvertOptions {
   // database transaction: an interrupted run leaves whole batches (whole source
   // transactions) and resumes with `incremental`.
   uint64_t batch_records = 20000;
+  // When it becomes true (say, on SIGINT), the run stops after the source transaction or
+  // batch in hand, which it finishes: the destination holds whole transactions and
+  // `incremental` continues it. The report then says `interrupted`.
+  const std::atomic<bool>* stop = nullptr;
   std::function<void(const ConvertProgress&)> on_progress;
   std::function<void(const std::string&)> on_log;
 };
@@ -52,6 +57,7 @@ struct ConvertReport {
   // were removed from the destination (or would be, in a dry run)
   uint64_t deletions = 0;
   bool verified = false;
+  bool interrupted = false;  // `stop` ended the run early: the destination is incomplete
 };
 
 // Runs a conversion. Throws ConfigError for bad options, StorageError when the source is

@@ -170,7 +170,7 @@ class Converter {
     auto it = src_inst->iterator(start, std::nullopt);
     TransactionRecord txn;
     t0_ = Clock::now();
-    while (it->next(txn)) {
+    while (!(o_.stop && o_.stop->load()) && it->next(txn)) {
       check_blobs(txn, report);
       if (!report.first_tid) report.first_tid = txn.tid;
       report.last_tid = txn.tid;
@@ -183,7 +183,9 @@ class Converter {
       }
     }
     if (bulk) flush_batch(report);
-    if (deletions_) remove_deleted(report);
+    report.interrupted = o_.stop && o_.stop->load();
+    // Removals belong after the whole copy (expect_deletions); a resume does them.
+    if (deletions_ && !report.interrupted) remove_deleted(report);
     if (bulk) bulk_adapter_->bulk_finish();
     report.done.seconds = seconds();
   }
@@ -553,6 +555,7 @@ ConvertReport convert(const ConvertOptions& o) {
   }
   if (dst && !o.dry_run) {
     dst->close();
+    if (report.interrupted) return report;  // the resume catches the mirror up and verifies
     catch_up_mirror(dst_uri, report);
     if (o.verify) {
       auto reopened = open_source(dst_uri);

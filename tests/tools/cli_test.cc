@@ -188,5 +188,36 @@ TEST(Cli, BenchJsonHasOneObjectPerFigure) {
   EXPECT_EQ(tests, (std::set<std::string>{"add", "update", "cold_read", "hot_read", "conflicts"}));
 }
 
+// Ctrl-C during a conversion: it stops after the batch in hand, says the destination is
+// an incomplete copy and how to finish it, and exits with 130; --incremental finishes it.
+TEST(Cli, AnInterruptedConversionSaysSoAndResumes) {
+  TempDir d;
+  ASSERT_EQ(relstore("sample --objects 60000 file://" + d.sub("src.fs")).code, 0);
+  const std::string bin = std::string(RELSTORE_BINARY_DIR) + "/tools/relstore";
+  const std::string convert =
+      bin + " convert --batch 200 file://" + d.sub("src.fs") + " sqlite://" + d.sub("part");
+  // Once the first progress line shows (the handler is in place and batches are landing).
+  const std::string script = "cd " + d.str() + " && { " + convert +
+                             " >out.txt 2>err.txt & pid=$!; for i in $(seq 1 1000); do "
+                             "grep -q progress err.txt && break; sleep 0.01; done; "
+                             "kill -INT $pid; wait $pid; echo $?; cat err.txt; }";
+  FILE* p = popen(script.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  EXPECT_EQ(out.substr(0, 4), "130\n") << out;
+  EXPECT_NE(out.find("is an incomplete copy; run the same conversion with --incremental"),
+            std::string::npos)
+      << out;
+  const CliRun resumed = relstore("convert --incremental --verify file://" + d.sub("src.fs") +
+                                  " sqlite://" + d.sub("part"));
+  EXPECT_EQ(resumed.code, 0) << resumed.out;
+  EXPECT_NE(resumed.out.find("verify: source and destination are equal"), std::string::npos)
+      << resumed.out;
+}
+
 }  // namespace
 }  // namespace relstore
