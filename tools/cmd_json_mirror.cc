@@ -9,6 +9,7 @@
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
 #include "relstore/pickle.h"
+#include "relstore/uri.h"
 
 namespace relstore::cli {
 namespace {
@@ -25,14 +26,18 @@ void add_bench_action(CLI::App& mirror) {
       "bench",
       "Decode every record of a Data.fs to JSON (with references) on one thread and print "
       "microseconds per record (mean, p50, p95), MB/s and the count of undecodable records.");
-  cmd->add_option("FILE", args->path, "a FileStorage file (Data.fs)")->required();
+  cmd->add_option("FILE", args->path, "a FileStorage file (Data.fs), as a path or a file: URI")
+      ->required();
   cmd->add_flag("--json", args->json,
                 "print one JSON object (records, errors, mean_us, p50_us, p95_us, mb_per_s)");
   cmd->add_option("--passes", args->passes,
                   "timed passes after a warm-up; a record's time is the median of its passes")
       ->check(CLI::Range(1, 1000));
   cmd->callback([args] {
-    const auto records = iterate_file_storage(args->path);
+    // Also the file: URI every other command takes.
+    std::string path = args->path;
+    if (path.starts_with("file:")) path = StorageUri::parse(path).database;
+    const auto records = iterate_file_storage(path);
     const DecodeBenchStats stats = bench_decode(*records, args->passes);
     std::fputs(format_bench_stats(stats, args->json).c_str(), stdout);
   });

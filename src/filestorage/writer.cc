@@ -83,6 +83,15 @@ void sync_directory_of(const std::string& path) {
 
 std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool create,
                                              std::string_view magic) {
+  if (create) {
+    // As a sqlite: URI's directory is made: `relstore sample file:var/Data.fs` in a fresh
+    // checkout.
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    if (ec)
+      throw StorageError("cannot create the directory " + parent.string() + ": " + ec.message());
+  }
   const int lock_fd = take_lock(path);
   const int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
   const int fd = ::open(path.c_str(), flags, 0644);

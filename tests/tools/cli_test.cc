@@ -219,5 +219,17 @@ TEST(Cli, AnInterruptedConversionSaysSoAndResumes) {
       << resumed.out;
 }
 
+// As README shows them in a fresh checkout: a new Data.fs in a directory that does not
+// exist yet, and json-mirror bench taking the same file: URI as every other command.
+TEST(Cli, AFileUriWorksAsTheReadmeShowsIt) {
+  TempDir d;
+  const std::string uri = "file://" + d.sub("var/deeper/sample.fs");
+  const CliRun made = relstore("sample --objects 50 " + uri);
+  EXPECT_EQ(made.code, 0) << made.out;
+  const CliRun bench = relstore("json-mirror bench " + uri);
+  EXPECT_EQ(bench.code, 0) << bench.out;
+  EXPECT_NE(bench.out.find("errors       0"), std::string::npos) << bench.out;
+}
+
 }  // namespace
 }  // namespace relstore
