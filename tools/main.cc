@@ -9,6 +9,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"relstore: ZODB storage in PostgreSQL, MySQL/MariaDB and SQLite", "relstore"};
   app.require_subcommand(1);
+  // --help shows each option's default (subcommands copy this when they are made).
+  app.option_defaults()->always_capture_default();
   app.set_version_flag("--version", "relstore 0.1.0");
   app.footer(
       "URIs: sqlite:///abs/dir, sqlite:rel/dir, postgresql://user:pw@host:port/db, "
