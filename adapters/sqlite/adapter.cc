@@ -23,6 +23,13 @@ std::unique_ptr<Db> open_main(const Location& loc, Role role) {
   const bool writable = role == Role::store && !loc.read_only;
   auto db = writable ? std::make_unique<Db>(loc.main_path, SQLITE_OPEN_READWRITE)
                      : open_for_reading(loc.main_path);
+  // SQLite opens a file it may not write read-only without a word; BEGIN IMMEDIATE at vote
+  // still succeeds then, and the commit would fail in tpc_finish, after its vote.
+  if (writable && db->read_only()) {
+    throw ReadOnlyError(loc.main_path +
+                        " is not writable by this user: open the database "
+                        "read-only (?read_only=true) or give write access to it");
+  }
   db->set_busy_timeout(loc.lock_timeout);
   db->exec("PRAGMA foreign_keys = ON");
   if (writable) {

@@ -69,6 +69,9 @@ class Db {
   Stmt& prepared(const char* sql);
   // Runs a query returning one integer (NULL as `if_null`); `sql` as for prepared().
   int64_t query_int(const char* sql, int64_t if_null = 0);
+  // Whether SQLite opened the main database read-only (it does so, silently, for a file
+  // opened read-write that this process may not write).
+  bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
   // Whether the main database has a table of that name (tables a migration adds).
   bool has_table(std::string_view name);
   void set_busy_timeout(double seconds);
