@@ -147,7 +147,9 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
       throw;
     }
   }
-  if (may_create) OidAllocator(loc).ensure_schema();
+  // Every writable open, create=false too: the counter of an older relstore's file must
+  // move on before this process hands out OIDs from it (oid_allocator.cc).
+  if (!options.read_only) OidAllocator(loc).ensure_schema();
   return keep_history;
 }
 
