@@ -170,7 +170,11 @@ class Converter {
     auto it = src_inst->iterator(start, std::nullopt);
     TransactionRecord txn;
     t0_ = Clock::now();
-    while (!(o_.stop && o_.stop->load()) && it->next(txn)) {
+    while (it->next(txn)) {
+      if (o_.stop && o_.stop->load()) {
+        report.interrupted = true;  // with `txn` not copied: a resume starts there
+        break;
+      }
       check_blobs(txn, report);
       if (!report.first_tid) report.first_tid = txn.tid;
       report.last_tid = txn.tid;
@@ -183,7 +187,6 @@ class Converter {
       }
     }
     if (bulk) flush_batch(report);
-    report.interrupted = o_.stop && o_.stop->load();
     // Removals belong after the whole copy (expect_deletions); a resume does them.
     if (deletions_ && !report.interrupted) remove_deleted(report);
     if (bulk) bulk_adapter_->bulk_finish();
