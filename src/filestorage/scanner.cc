@@ -173,10 +173,14 @@ TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) cons
   if (end > limit_ || end < kMagicSize + kTxnHeaderSize + kTrailerSize) {
     fail(end, "no complete transaction can end here (walking backward)");
   }
-  // The trailer and header through read(): walking back from a live file's end starts at
-  // the part another process may cut (a mapped page past the new end would fault).
+  // The last transaction, ending at the limit, is the only one another process may cut
+  // meanwhile (an unfinished commit ZODB aborts): its trailer and header are read with
+  // read(), where a mapped page past the new end would fault. Earlier ones through the map.
+  const bool at_end = end == limit_;
   unsigned char trailer[kTrailerSize], header[kTxnHeaderSize];
-  if (!map_->read(end - kTrailerSize, kTrailerSize, trailer)) {
+  if (!at_end) {
+    std::copy_n(map_->at(end - kTrailerSize), kTrailerSize, trailer);
+  } else if (!map_->read(end - kTrailerSize, kTrailerSize, trailer)) {
     fail(end,
          "the file became shorter than this offset while it was read (a commit was "
          "aborted and its transaction cut off)");
@@ -188,7 +192,9 @@ TxnHeader Scanner::previous(uint64_t end, std::vector<DataHeader>* records) cons
                                  " does not fit between the magic and this offset");
   }
   const uint64_t tpos = end - kTrailerSize - tlen;
-  if (!map_->read(tpos, kTxnHeaderSize, header)) {
+  if (!at_end) {
+    std::copy_n(map_->at(tpos), kTxnHeaderSize, header);
+  } else if (!map_->read(tpos, kTxnHeaderSize, header)) {
     fail(tpos, "the file became shorter than this offset while it was read");
   }
   TxnHeader h = decode_txn_header(header, tpos);
