@@ -17,11 +17,12 @@ std::unique_ptr<backend::Adapter> open_for_migrations(const std::string& uri, bo
   return backend::open_adapter(parsed, options);
 }
 
-MigrationStatus status_of(backend::Adapter& adapter) {
+// `applied`: the versions relstore_schema records (none for a database not made yet).
+MigrationStatus status_of(const std::string& dialect, std::vector<int> applied) {
   MigrationStatus st;
-  st.backend = adapter.dialect();
-  st.applied = adapter.applied_migrations();
-  for (const Migration& m : migrations_for(adapter.dialect())) {
+  st.backend = dialect;
+  st.applied = std::move(applied);
+  for (const Migration& m : migrations_for(dialect)) {
     st.newest = m.version;
     if (std::find(st.applied.begin(), st.applied.end(), m.version) == st.applied.end()) {
       st.pending.emplace_back(m.version, m.name);
@@ -50,15 +51,9 @@ MigrationStatus migration_status(const std::string& uri) {
     adapter = open_for_migrations(uri, false);
   } catch (const NoSchemaError&) {
     // Nothing there yet: creating the schema applies every migration.
-    MigrationStatus st;
-    st.backend = scheme_name(StorageUri::parse(uri).scheme);
-    for (const Migration& m : migrations_for(st.backend)) {
-      st.newest = m.version;
-      st.pending.emplace_back(m.version, m.name);
-    }
-    return st;
+    return status_of(scheme_name(StorageUri::parse(uri).scheme), {});
   }
-  return status_of(*adapter);
+  return status_of(adapter->dialect(), adapter->applied_migrations());
 }
 
 std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
@@ -68,7 +63,7 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
   const MigrationStatus before = migration_status(uri);
   if (dry_run) return pending_names(before);
   auto adapter = open_for_migrations(uri, true);
-  const MigrationStatus after = status_of(*adapter);
+  const MigrationStatus after = status_of(adapter->dialect(), adapter->applied_migrations());
   std::vector<std::string> done;
   for (const Migration& m : migrations_for(adapter->dialect())) {
     const auto is = [&](const MigrationStatus& st) {
