@@ -478,10 +478,12 @@ ConvertReport convert(const ConvertOptions& o) {
                       dst_uri.redacted() + " are the same database (" + dst_identity +
                       "): nothing was changed");
   }
+  // A destination Data.fs's magic; none for a new or empty file, which gets one when opened.
+  const std::optional<std::string> dst_magic =
+      dst_uri.scheme == Scheme::file ? file_magic(dst_uri.database) : std::nullopt;
   // Opening a Data.fs for writing moves a damaged tail aside and removes its index, so a
   // refusal must come from a read-only look first.
-  if (dst_uri.scheme == Scheme::file && !o.clear && !o.incremental && !o.dry_run &&
-      file_magic(dst_uri.database)) {  // (an empty file gets its magic when opened)
+  if (dst_magic && !o.clear && !o.incremental && !o.dry_run) {
     if (auto existing = open_destination(dst_uri, true)) {
       const StorageInfo info = existing->info();
       if (info.transactions != 0 || info.objects != 0) throw not_empty(dst_uri, info);
@@ -492,14 +494,12 @@ ConvertReport convert(const ConvertOptions& o) {
   // of the other would mix them.
   std::string magic = "FS30";
   if (src_uri.scheme == Scheme::file) magic = file_magic(src_uri.database).value_or("FS30");
-  if (dst_uri.scheme == Scheme::file && src_uri.scheme == Scheme::file) {
-    if (const auto existing = file_magic(dst_uri.database); existing && *existing != magic) {
-      throw StorageError("the source " + src_uri.redacted() + " is an " + magic +
-                         " file and the destination " + dst_uri.redacted() + " an " + *existing +
-                         " one (" + (magic == "FS21" ? "Python 2" : "Python 3") +
-                         " pickles into a file marked for the other): nothing was changed; "
-                         "copy into a new file instead");
-    }
+  if (src_uri.scheme == Scheme::file && dst_magic && *dst_magic != magic) {
+    throw StorageError("the source " + src_uri.redacted() + " is an " + magic +
+                       " file and the destination " + dst_uri.redacted() + " an " + *dst_magic +
+                       " one (" + (magic == "FS21" ? "Python 2" : "Python 3") +
+                       " pickles into a file marked for the other): nothing was changed; "
+                       "copy into a new file instead");
   }
   auto dst = open_destination(dst_uri, o.dry_run, magic);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
