@@ -62,7 +62,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
   }
   const bool check_tip = settings_.keep_history && !mark_.tip().is_zero();
   if (check_tip) {
-    sql += "; " + backend::tip_kept_sql(std::to_string(mark_.tip().sql()));
+    sql += "; " + tip_kept_sql(mark_.tip());
     ++statements;
   }
   if (since) {

@@ -1,6 +1,10 @@
 // The SQL that differs between history-free and history-preserving MySQL databases.
 #pragma once
 
+#include <string>
+
+#include "relstore/types.h"
+
 namespace relstore::mysql {
 
 struct Queries {
@@ -29,6 +33,12 @@ inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) 
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";
 inline constexpr const char* kFirstTransaction =
     "SELECT COALESCE(MIN(tid), 0) FROM \"transaction\" WHERE tid > 0";
+// Whether the transaction a connection's previous snapshot ended with is still there (1 or
+// 0); the poll is one text, so the TID goes in as a number.
+inline std::string tip_kept_sql(Tid tip) {
+  return "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = " +
+         std::to_string(tip.sql()) + ") THEN 1 ELSE 0 END";
+}
 // Which database this is, however it was reached (host name, address or socket).
 inline constexpr const char* kIdentity =
     "SELECT CONCAT('mysql ', @@hostname, ' port ', @@port, ' datadir ', @@datadir, "

@@ -74,11 +74,4 @@ class PollMark {
   Tid tip_;
 };
 
-// The query that tells whether transaction `tip` still exists: 1 or 0, as text for
-// dialects that send their poll as one text (MySQL); the others bind a parameter.
-inline std::string tip_kept_sql(const std::string& tip) {
-  return "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = " + tip +
-         ") THEN 1 ELSE 0 END";
-}
-
 }  // namespace relstore::backend
