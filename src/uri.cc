@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "option_values.h"
 #include "relstore/errors.h"
 
 namespace relstore {
@@ -61,32 +62,6 @@ void parse_query(std::string_view q, std::map<std::string, std::string>& params)
   }
 }
 
-bool parse_bool(const std::string& key, const std::string& v) {
-  if (v == "1" || v == "true" || v == "on" || v == "yes" || v.empty()) return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw ConfigError("option " + key + ": expected true/false, got '" + v + "'");
-}
-
-double parse_number(const std::string& key, const std::string& v) {
-  double out = 0;
-  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
-  // from_chars reads "inf" and "nan" too; as a timeout either would end up as no wait.
-  if (ec != std::errc() || ptr != v.data() + v.size() || !(out >= 0) || !std::isfinite(out)) {
-    throw ConfigError("option " + key + ": expected a non-negative number, got '" + v + "'");
-  }
-  return out;
-}
-
-int parse_port(std::string_view port) {
-  int p = 0;
-  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
-  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || p <= 0 ||
-      p > 65535) {
-    throw ConfigError("malformed URI: port '" + std::string(port) + "' is not a number 1-65535");
-  }
-  return p;
-}
-
 // Splits "user:pw@host:port" (host may be an IPv6 literal in brackets) into its parts.
 // A password (or user name) holding an unescaped '/', '?' or '#' ends the authority early,
 // and what follows would be parsed as port, database or query — and quoted in errors.
@@ -131,10 +106,38 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
     else
       auth = {};
   }
-  if (!auth.empty()) uri.port = parse_port(port);
+  if (!auth.empty()) uri.port = parse_port(port, "malformed URI");
 }
 
 }  // namespace
+
+bool parse_bool(const std::string& key, const std::string& value) {
+  std::string v = value;
+  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (v == "1" || v == "true" || v == "on" || v == "yes" || v.empty()) return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw ConfigError("option " + key + ": expected true/false, got '" + value + "'");
+}
+
+double parse_number(const std::string& key, const std::string& v) {
+  double out = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), out);
+  // from_chars reads "inf" and "nan" too; as a timeout either would end up as no wait.
+  if (ec != std::errc() || ptr != v.data() + v.size() || !(out >= 0) || !std::isfinite(out)) {
+    throw ConfigError("option " + key + ": expected a non-negative number, got '" + v + "'");
+  }
+  return out;
+}
+
+int parse_port(std::string_view port, const std::string& where) {
+  int p = 0;
+  auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
+  if (port.empty() || ec != std::errc() || ptr != port.data() + port.size() || p <= 0 ||
+      p > 65535) {
+    throw ConfigError(where + ": port '" + std::string(port) + "' is not a number 1-65535");
+  }
+  return p;
+}
 
 std::string render(const StorageUri& uri, bool redact);
 

@@ -9,10 +9,11 @@
 #include <mysql_driver.h>
 
 #include <cctype>
-#include <charconv>
 #include <cstdlib>
+#include <limits>
 
 #include "backend/adapter.h"
+#include "option_values.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -20,21 +21,12 @@ namespace {
 
 // Whole seconds: atoi took "10s" as 10 and "ten" as 0, no wait at all.
 int seconds_option(const std::string& key, const std::string& value) {
-  int out = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
-  if (value.empty() || ec != std::errc() || end != value.data() + value.size() || out < 0) {
+  const double seconds = parse_number(key, value);
+  if (seconds > std::numeric_limits<int>::max() ||
+      seconds != static_cast<double>(static_cast<int>(seconds))) {
     throw ConfigError("option " + key + ": expected whole seconds, got '" + value + "'");
   }
-  return out;
-}
-
-// A ZConfig-style boolean in any case (RelStorage's <mysql> compress is one).
-bool flag_option(const std::string& key, const std::string& value) {
-  std::string v = value;
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw ConfigError("option " + key + ": expected true/false, got '" + value + "'");
+  return static_cast<int>(seconds);
 }
 
 sql::mysql::MySQL_Driver& driver() {
@@ -79,9 +71,9 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
     } else if (key == "write_timeout") {
       o["OPT_WRITE_TIMEOUT"] = seconds_option(key, value);
     } else if (key == "compress") {
-      o["CLIENT_COMPRESS"] = flag_option(key, value);
+      o["CLIENT_COMPRESS"] = parse_bool(key, value);
     } else if (key == "ssl_verify") {
-      o["sslVerify"] = flag_option(key, value);
+      o["sslVerify"] = parse_bool(key, value);
     } else if (auto it = string_options().find(key); it != string_options().end()) {
       o[it->second] = sql::SQLString(value);
     }

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "option_values.h"
 #include "relstore/errors.h"
 
 namespace relstore {
@@ -42,17 +43,6 @@ std::string pragma_value(const std::string& key, const std::string& value,
   }
   const uint64_t bytes = n * scale;
   return key == "cache_size" ? "-" + std::to_string(bytes / 1024) : std::to_string(bytes);
-}
-
-// The whole text as a port: std::stoi took "5432x" as 5432.
-int port_number(const std::string& text, const std::string& where) {
-  int port = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || port <= 0 ||
-      port > 65535) {
-    throw ConfigError(where + ": port '" + text + "' is not a number 1-65535");
-  }
-  return port;
 }
 
 std::string where(const std::string& filename, const ZConfigSection& s) {
@@ -136,7 +126,7 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
     } else if (key == "host" || key == "hostaddr") {
       uri.host = value;
     } else if (key == "port") {
-      uri.port = port_number(value, "malformed PostgreSQL dsn");
+      uri.port = parse_port(value, "malformed PostgreSQL dsn");
     } else {
       uri.params[key] = value;
     }
@@ -176,7 +166,7 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
       out.uri.scheme = Scheme::mysql;
       out.uri.host = child.get("host").value_or("localhost");
       if (auto port = child.get("port")) {
-        out.uri.port = port_number(*port, where(filename, child));
+        out.uri.port = parse_port(*port, where(filename, child));
       }
       out.uri.user = child.get("user").value_or("");
       out.uri.password = child.get("passwd").value_or("");

@@ -1,0 +1,17 @@
+// Values of URI options and configuration keys, parsed whole: a trailing "x" or "s" is an
+// error, never ignored (std::stoi and atoi read "5432x" as 5432 and "ten" as 0).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace relstore {
+
+// true/false, on/off, yes/no, 1/0 in any case; empty is true (a flag given bare).
+bool parse_bool(const std::string& key, const std::string& value);
+// A finite number >= 0.
+double parse_number(const std::string& key, const std::string& value);
+// A port 1-65535; `where` starts the message ("malformed URI", a config file's line).
+int parse_port(std::string_view port, const std::string& where);
+
+}  // namespace relstore
