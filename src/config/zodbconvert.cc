@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +73,13 @@ void warn_unknown(const ZConfigSection& s, std::initializer_list<std::string_vie
                          "> is ignored");
     }
   }
+}
+
+// Where libmysqlclient looks for the local server: $MYSQL_UNIX_PORT, else the socket
+// Debian's MariaDB and MySQL packages use.
+std::string default_mysql_socket() {
+  const char* env = std::getenv("MYSQL_UNIX_PORT");
+  return env && *env ? env : "/run/mysqld/mysqld.sock";
 }
 
 void set_history(StorageUri& uri, const ZConfigSection& relstorage, const std::string& filename) {
@@ -165,15 +173,21 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
                    filename, warnings);
       out.uri.scheme = Scheme::mysql;
       out.uri.host = child.get("host").value_or("localhost");
-      if (auto port = child.get("port")) {
-        out.uri.port = parse_port(*port, where(filename, child));
-      }
+      const auto port = child.get("port");
+      if (port) out.uri.port = parse_port(*port, where(filename, child));
       out.uri.user = child.get("user").value_or("");
       out.uri.password = child.get("passwd").value_or("");
       out.uri.database = child.get("db").value_or("");
       // MySQLdb's connect() arguments that RelStorage passes on, and the driver knows.
       for (const char* key : {"unix_socket", "connect_timeout", "compress"}) {
         if (auto v = child.get(key)) out.uri.params[key] = *v;
+      }
+      // MySQLdb (so RelStorage) reaches "localhost", or no host at all, through the client
+      // library's Unix socket, where an account such as root@localhost with unix_socket
+      // authentication is; the connector we use would go through TCP to port 3306. A
+      // port says TCP is meant, so it keeps TCP (libmysqlclient would quietly ignore it).
+      if (!out.uri.params.count("unix_socket") && out.uri.host == "localhost" && !port) {
+        out.uri.params["unix_socket"] = default_mysql_socket();
       }
     } else if (child.type == "sqlite3") {
       warn_unknown(child, {"data-dir", "driver", "gevent_yield_interval"}, filename, warnings);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "config/zodbconvert.h"
 #include "relstore/errors.h"
 
@@ -288,6 +290,30 @@ TEST(Zodbconvert, LibpqUriDsn) {
   const auto u = uri_from_libpq_dsn("postgresql://a:b@h:1/d");
   EXPECT_EQ(u.database, "d");
   EXPECT_EQ(u.password, "b");
+}
+
+// As with RelStorage's MySQLdb, no host (or "localhost") without a port means the local
+// server's Unix socket; $MYSQL_UNIX_PORT names it as it does for libmysqlclient.
+TEST(Zodbconvert, MysqlWithoutHostUsesTheLocalSocket) {
+  const auto source = [](const std::string& keys) {
+    return zodbconvert_config_from_text("<relstorage source>\n<mysql>\n db z\n" + keys +
+                                            "</mysql>\n</relstorage>\n<filestorage "
+                                            "destination>\n path /tmp/x.fs\n</filestorage>\n",
+                                        "socket.conf")
+        .source.uri;
+  };
+  ::unsetenv("MYSQL_UNIX_PORT");
+  EXPECT_EQ(source("").params.at("unix_socket"), "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(source(" host localhost\n").params.at("unix_socket"), "/run/mysqld/mysqld.sock");
+  EXPECT_EQ(source(" unix_socket /srv/my.sock\n").params.at("unix_socket"), "/srv/my.sock");
+  ::setenv("MYSQL_UNIX_PORT", "/tmp/other.sock", 1);
+  EXPECT_EQ(source("").params.at("unix_socket"), "/tmp/other.sock");
+  ::unsetenv("MYSQL_UNIX_PORT");
+  // A host, or a port, means TCP.
+  EXPECT_EQ(source(" host db.example\n").params.count("unix_socket"), 0u);
+  const auto tcp = source(" host localhost\n port 3307\n");
+  EXPECT_EQ(tcp.params.count("unix_socket"), 0u);
+  EXPECT_EQ(tcp.port, 3307);
 }
 
 }  // namespace
