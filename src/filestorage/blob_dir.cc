@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "relstore/errors.h"
 
@@ -52,12 +53,23 @@ std::optional<uint64_t> parse_repr(std::string_view s) {
   return v;
 }
 
+// Creates `p` and its missing parents. A new directory's name lives in its parent, so
+// each parent that gained one is synced: otherwise a crash could lose the directory of a
+// blob whose file and whose Data.fs transaction were both synced.
 void make_dirs(const fsys::path& p) {
   std::error_code ec;
+  std::vector<fsys::path> created;
+  for (fsys::path q = p; !q.empty() && !fsys::exists(q, ec); q = q.parent_path()) {
+    created.push_back(q);
+    if (!q.has_relative_path() || q.parent_path() == q) break;
+  }
   fsys::create_directories(p, ec);
   if (ec) fail("cannot create blob directory " + p.string(), ec);
   // ZODB keeps blob directories private to the owner.
   fsys::permissions(p, fsys::perms::owner_all, fsys::perm_options::replace, ec);
+  for (const auto& q : created) {
+    sync_path(q.has_parent_path() ? q.parent_path().string() : ".", true);
+  }
 }
 
 // ZODB's choice for a directory without a `.layout` (auto_layout_select in ZODB.blob):
