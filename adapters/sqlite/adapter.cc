@@ -13,6 +13,7 @@
 #include "adapters/sqlite/schema_installer.h"
 #include "adapters/sqlite/store_connection.h"
 #include "backend/registry.h"
+#include "option_values.h"
 #include "paths.h"
 #include "relstore/clock.h"
 #include "relstore/errors.h"
@@ -22,7 +23,7 @@ namespace relstore::sqlite {
 std::unique_ptr<Db> open_main(const Location& loc, Role role) {
   const bool writable = role == Role::store && !loc.read_only;
   auto db = writable ? std::make_unique<Db>(loc.main_path, SQLITE_OPEN_READWRITE)
-                     : open_for_reading(loc.main_path);
+                     : open_for_reading(loc.main_path, loc.immutable);
   // SQLite opens a file it may not write read-only without a word; BEGIN IMMEDIATE at vote
   // still succeeds then, and the commit would fail in tpc_finish, after its vote.
   if (writable && db->read_only()) {
@@ -47,10 +48,14 @@ std::unique_ptr<Db> open_main(const Location& loc, Role role) {
 
 SqliteAdapter::SqliteAdapter(const StorageUri& uri, const StorageOptions& options) {
   for (const auto& [key, value] : options.driver) {
+    if (key == "immutable") {
+      loc_.immutable = parse_bool(key, value);
+      continue;
+    }
     if (!key.starts_with("pragma.")) {
       throw ConfigError("unknown option '" + key +
                         "' for a sqlite: URI (known: history, read_only, cache_mb, "
-                        "commit_lock_timeout, create, pragma.NAME)");
+                        "commit_lock_timeout, create, immutable, pragma.NAME)");
     }
     const std::string name = key.substr(7);
     // Pragmas are spliced into SQL text: allow only plain names and values.
@@ -73,7 +78,7 @@ SqliteAdapter::SqliteAdapter(const StorageUri& uri, const StorageOptions& option
   loc_.dir = uri.database;
   loc_.main_path = (fs::path(loc_.dir) / "main.sqlite3").string();
   loc_.oids_path = (fs::path(loc_.dir) / "oids.sqlite3").string();
-  loc_.read_only = options.read_only;
+  loc_.read_only = options.read_only || loc_.immutable;  // open_storage implies it too
   loc_.lock_timeout = options.commit_lock_timeout;
   describe_ = uri.redacted();
   loc_.keep_history = install_schema(loc_, options);

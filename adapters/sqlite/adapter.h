@@ -18,6 +18,7 @@ struct Location {
   std::string oids_path;  // dir/oids.sqlite3
   bool keep_history = true;
   bool read_only = false;
+  bool immutable = false;  // ?immutable=1: read a copy nothing changes (so read_only)
   double lock_timeout = 30.0;
   // User pragmas from `?pragma.NAME=VALUE` (zodbconvert's <pragmas>), applied to every
   // connection after relstore's own.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <thread>
 
 #include "adapters/sqlite/errors.h"
@@ -135,7 +136,39 @@ void Db::set_busy_timeout(double seconds) {
   sqlite3_busy_handler(db_, busy_handler, &busy_timeout_ms_);
 }
 
-std::unique_ptr<Db> open_for_reading(const std::string& path) {
+namespace {
+
+// A URI filename (SQLite's "file:" form) for `path`, which may hold '?', '#' or '%'.
+std::string uri_filename(const std::string& path) {
+  std::string out = "file:";
+  for (unsigned char c : path) {
+    if (c == '?' || c == '#' || c == '%' || c < 0x20 || c >= 0x7f) {
+      static constexpr char kHex[] = "0123456789ABCDEF";
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0xf];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::unique_ptr<Db> open_for_reading(const std::string& path, bool immutable) {
+  if (immutable) {
+    std::error_code ec;
+    const auto wal_size = std::filesystem::file_size(path + "-wal", ec);
+    if (!ec && wal_size > 0) {
+      throw StorageError(path + "-wal holds commits not yet in " + path +
+                         ", which immutable=1 would not see: open the database without it, "
+                         "where SQLite may create " +
+                         path + "-shm");
+    }
+    return std::make_unique<Db>(uri_filename(path) + "?immutable=1",
+                                SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  }
   try {
     return std::make_unique<Db>(path, SQLITE_OPEN_READWRITE);
   } catch (const ReadOnlyError&) {

@@ -92,6 +92,11 @@ class Db {
 // for write access to the file when it can have it: in WAL mode a reader creates the -wal
 // and -shm files, and only a connection with write access removes them again on close,
 // leaving the directory as it found it.
-std::unique_ptr<Db> open_for_reading(const std::string& path);
+//
+// `immutable` opens it with SQLite's immutable=1: no -shm file, no locks, the WAL ignored.
+// That is the only way to read a WAL database in a directory this user may not write (a
+// backup on read-only media), and it is only right when nothing changes the files: a
+// non-empty -wal beside it is refused, since its commits would be invisible.
+std::unique_ptr<Db> open_for_reading(const std::string& path, bool immutable = false);
 
 }  // namespace relstore::sqlite

@@ -25,6 +25,14 @@ void throw_error(int rc, std::string_view message, Context ctx, std::string_view
     case SQLITE_CANTOPEN:
       throw StorageError("cannot open: " + text);
     case SQLITE_READONLY:
+      // A reader of a WAL database needs its -shm file, and creates it when it is missing.
+      if (rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT) {
+        throw StorageError(
+            "cannot read the SQLite database: it is in WAL mode, its -shm file is missing and "
+            "this user may not create it in the database's directory; give write access to "
+            "the directory, or read a copy that nothing changes with ?immutable=1: " +
+            text);
+      }
       throw ReadOnlyError("the SQLite database is read-only: " + text);
     case SQLITE_PERM:
     case SQLITE_AUTH:

@@ -65,7 +65,7 @@ void adopt_schema(Db& db, const std::set<std::string>& tables) {
 }  // namespace
 
 bool install_schema(const Location& loc, const StorageOptions& options) {
-  const bool may_create = options.create && !options.read_only;
+  const bool may_create = options.create && !loc.read_only;
   std::error_code ec;
   if (fs::exists(loc.dir, ec) && !fs::is_directory(loc.dir, ec)) {
     throw SchemaError(loc.dir +
@@ -82,7 +82,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
 
   std::unique_ptr<Db> opened =
       may_create ? std::make_unique<Db>(loc.main_path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-                 : open_for_reading(loc.main_path);
+                 : open_for_reading(loc.main_path, loc.immutable);
   Db& db = *opened;
   db.set_busy_timeout(loc.lock_timeout);
   if (!may_create) db.exec("PRAGMA query_only = ON");

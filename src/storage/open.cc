@@ -1,6 +1,7 @@
 #include <filesystem>
 
 #include "backend/registry.h"
+#include "option_values.h"
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
 #include "relstore/storage.h"
@@ -39,11 +40,7 @@ namespace {
 
 bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
   const auto it = options.driver.find(key);
-  if (it == options.driver.end()) return fallback;
-  const std::string& v = it->second;
-  if (v.empty() || v == "1" || v == "true" || v == "on" || v == "yes") return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw ConfigError("option " + key + ": expected true/false, got '" + v + "'");
+  return it == options.driver.end() ? fallback : parse_bool(key, it->second);
 }
 
 // file: URIs open read-only unless writing is asked for (`?write=1`), or the file does
@@ -97,8 +94,13 @@ class StorageHandle : public Storage {
 
 std::unique_ptr<Storage> open_storage(const StorageUri& uri, const StorageOptions& options) {
   if (uri.scheme == Scheme::file) return open_file(uri, options);
+  StorageOptions effective = options;
+  // SQLite's immutable=1 reads a copy that nothing may change, so nothing writes to it.
+  if (uri.scheme == Scheme::sqlite && driver_flag(options, "immutable", false)) {
+    effective.read_only = true;
+  }
   return std::make_unique<StorageHandle>(
-      std::make_shared<DbStorage>(backend::open_adapter(uri, options), options));
+      std::make_shared<DbStorage>(backend::open_adapter(uri, effective), effective));
 }
 
 std::unique_ptr<Storage> open_storage(std::string_view uri) {
