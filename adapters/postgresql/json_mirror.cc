@@ -1,5 +1,6 @@
 #include "adapters/postgresql/json_mirror.h"
 
+#include "adapters/postgresql/queries.h"
 #include "adapters/postgresql/store_connection.h"
 #include "relstore/errors.h"
 
@@ -17,7 +18,6 @@ constexpr Statement kWrite = {
     "$5::BYTEA[], $6::BYTEA[], $7::TEXT[], $8::BIGINT[], $9::BIGINT[], $10::TEXT[], "
     "$11::BIGINT[])"};
 constexpr Statement kMode = {"", kModeSql};  // on the mirror's own connection
-constexpr Statement kCommitLock = {"", "SELECT pg_advisory_xact_lock(-1)"};
 // Held shared by follow and rebuild batches, exclusively by zap_all (adapter.cc), before
 // the commit lock in both. A zap's DELETE cannot see a batch's rows not yet committed; were
 // they to commit after it, rows of the zapped data would stay, and the older TIDs of data
@@ -179,10 +179,9 @@ void Mirror::set_mode(MirrorMode mode) {
   // The mirror lock first (votes hold it shared from their mode read to their commit),
   // then the commit lock, in the order votes take them.
   write_txn([&](Conn& c) {
-    c.simple(std::string("SELECT pg_advisory_xact_lock(1919249523, 3); "
-                         "SELECT pg_advisory_xact_lock(-1); "
-                         "UPDATE relstore_json_mirror SET mode = '") +
-                 mirror_mode_name(mode) + "' WHERE id = 0",
+    c.simple(std::string("SELECT pg_advisory_xact_lock(1919249523, 3); ") + kCommitLockSql +
+                 "; UPDATE relstore_json_mirror SET mode = '" + mirror_mode_name(mode) +
+                 "' WHERE id = 0",
              Context::other);
   });
 }
@@ -257,21 +256,19 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> ad
 void Mirror::clear() {
   std::lock_guard lock(mu_);
   write_txn([&](Conn& c) {
-    c.simple(
-        "SELECT pg_advisory_xact_lock_shared(1919249523, 3); "
-        "SELECT pg_advisory_xact_lock(-1); DELETE FROM object_json; "
-        "DELETE FROM object_json_error; "
-        "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0",
-        Context::other);
+    c.simple(std::string("SELECT pg_advisory_xact_lock_shared(1919249523, 3); ") + kCommitLockSql +
+                 "; DELETE FROM object_json; "
+                 "DELETE FROM object_json_error; "
+                 "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0",
+             Context::other);
   });
 }
 
 void Mirror::settle() {
   std::lock_guard lock(mu_);
   write_txn([&](Conn& c) {
-    c.simple(
-        std::string("SELECT pg_advisory_xact_lock(-1); ") + mirror::settle_sql(loc_.keep_history),
-        Context::other);
+    c.simple(std::string(kCommitLockSql) + "; " + mirror::settle_sql(loc_.keep_history),
+             Context::other);
   });
 }
 

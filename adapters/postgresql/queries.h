@@ -25,6 +25,12 @@ const Queries& queries(bool keep_history);
 inline constexpr Statement kBeginSnapshot = {"", "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"};
 inline constexpr Statement kBegin = {"", "BEGIN"};
 inline constexpr Statement kRollback = {"", "ROLLBACK"};
+// RelStorage's commit lock: the row of commit_row_lock, locked until the transaction ends
+// (its lock_and_choose_tid). relstore_finish takes it the same way, so commits of both
+// exclude each other. Not an advisory lock: RelStorage holds the session advisory lock -1
+// through a whole pack or undo, and commits must not wait for that.
+inline constexpr const char* kCommitLockSql = "SELECT tid FROM commit_row_lock FOR UPDATE";
+inline constexpr Statement kCommitLock = {"", kCommitLockSql};
 // Polls' marks (src/backend/deletion_mark.h): history-free deletions, and where a
 // history-preserving database's history starts.
 inline constexpr Statement kDeletionMark = {"deletion_mark",

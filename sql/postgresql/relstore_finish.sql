@@ -1,12 +1,13 @@
 -- Finish (design.md §4 step 4), called in the vote's transaction and followed by COMMIT
--- in the same message: takes the commit lock (pg_advisory_xact_lock(-1), RelStorage's
--- key), chooses the TID from the server clock unless the caller forces one, and moves
+-- in the same message: takes the commit lock (the commit_row_lock row FOR UPDATE, as
+-- RelStorage's lock_and_choose_tid does), chooses the TID from the server clock unless the caller forces one, and moves
 -- the records into the permanent tables: p_zoids, p_md5s and p_states, or temp_store's rows
 -- when they are NULL (relstore_records). The commit lock is held only from here to the
 -- COMMIT. Returns the TID. Rows of the big tables are reached through their indexes with
 -- correlated subqueries and "= ANY(ARRAY(...))", never by a join with the records, which
 -- have no statistics and could be planned as a scan of the whole table. (Processes of
--- relstore before 2026-11-30 call the overload without the arrays.)
+-- relstore before 2026-11-30 call the overload without the arrays, which passes them on
+-- as NULL, so that every process takes the same commit lock.)
 
 -- @hp
 -- @begin
@@ -19,7 +20,7 @@ DECLARE
   v_tid BIGINT := p_forced_tid;
   v_last BIGINT;
 BEGIN
-  PERFORM pg_advisory_xact_lock(-1);
+  PERFORM tid FROM commit_row_lock FOR UPDATE;
   IF v_tid IS NULL THEN
     -- Not relstore_current_tid() and no subquery in the call: as two plain statements
     -- this costs a third of the time (measured: 70 µs before).
@@ -57,7 +58,7 @@ DECLARE
   v_tid BIGINT := p_forced_tid;
   v_last BIGINT;
 BEGIN
-  PERFORM pg_advisory_xact_lock(-1);
+  PERFORM tid FROM commit_row_lock FOR UPDATE;
   IF v_tid IS NULL THEN
     -- Not relstore_current_tid() and no subquery in the call: as two plain statements
     -- this costs a third of the time (measured: 70 µs before).
@@ -90,5 +91,17 @@ BEGIN
       SET tid = excluded.tid, state_size = excluded.state_size, state = excluded.state;
   RETURN v_tid;
 END;
+$$;
+-- @end
+
+-- @common
+-- @begin
+CREATE OR REPLACE FUNCTION relstore_finish(
+  p_forced_tid BIGINT, p_packed BOOLEAN, p_username BYTEA, p_description BYTEA,
+  p_extension BYTEA)
+RETURNS BIGINT
+LANGUAGE sql AS $$
+  SELECT relstore_finish(p_forced_tid, p_packed, p_username, p_description, p_extension,
+                         NULL::BIGINT[], NULL::TEXT[], NULL::BYTEA[]);
 $$;
 -- @end

@@ -212,7 +212,8 @@ TEST(PostgresqlLocks, ObjectLockTimeoutIsARetryableLockConflictError) {
   EXPECT_GT(create(*inst, 8, "after"), t1);
 }
 
-// pg_advisory_xact_lock(-1) is the commit lock (RelStorage's key).
+// The commit lock is RelStorage's: the commit_row_lock row, as its lock_and_choose_tid
+// takes it. A RelStorage commit holding it keeps relstore's finish waiting.
 TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("locks_commit");
@@ -220,7 +221,7 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   auto inst = st->new_instance();
   create(*inst, 1, "v1");
   auto holder = db.connect();
-  holder->simple("BEGIN; SELECT pg_advisory_xact_lock(-1)", postgresql::Context::other);
+  holder->simple("BEGIN; SELECT tid FROM commit_row_lock FOR UPDATE", postgresql::Context::other);
   TransactionMetaData txn{"", "", ""};
   inst->tpc_begin(txn);
   inst->store(Oid(2), std::nullopt, "v1", txn);
@@ -234,6 +235,25 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   inst->tpc_abort(txn);
   holder->simple("ROLLBACK", postgresql::Context::other);
   create(*inst, 2, "v1");
+}
+
+// RelStorage holds the session advisory lock -1 through a whole pack or undo
+// (PostgreSQLLocker.hold_pack_lock). relstore's commits, zaps and mirror batches go on.
+TEST(PostgresqlLocks, RelStoragesPackLockDoesNotStopCommits) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("locks_pack");
+  auto st = open_storage(db.uri("commit_lock_timeout=0.5"));
+  auto inst = st->new_instance();
+  const Tid t1 = create(*inst, 1, "v1");
+  auto packer = db.connect();
+  EXPECT_EQ(packer->simple("SELECT pg_try_advisory_lock(-1)", postgresql::Context::other)
+                .front()
+                .bytes(0, 0),
+            "t");
+  EXPECT_GT(create(*inst, 2, "during the pack"), t1);
+  st->zap_all();
+  EXPECT_GT(create(*inst, 3, "after the zap"), Tid(0));
+  packer->simple("SELECT pg_advisory_unlock(-1)", postgresql::Context::other);
 }
 
 // readCurrent takes pg_try_advisory_xact_lock_shared: it never waits for a writer.

@@ -267,7 +267,8 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
 
 // A database relstore opened before 2026-11-30 has the vote and finish functions with the
 // signatures of then (records in temp_store only). The upgrade adds the current ones as
-// overloads and leaves the old ones for processes of that version, which call them still.
+// overloads and leaves the old ones for processes of that version, which call them still;
+// the old finish becomes a call of the current one, so that it takes the same commit lock.
 TEST(PostgresqlSchema, FunctionsWithAnOlderSignatureStayBesideTheCurrentOnes) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("schema_overloads");
@@ -278,7 +279,10 @@ TEST(PostgresqlSchema, FunctionsWithAnOlderSignatureStayBesideTheCurrentOnes) {
       "BIGINT[]); "
       "DROP FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA, BIGINT[], TEXT[], "
       "BYTEA[]); "
-      "CREATE FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA) RETURNS BIGINT "
+      "DROP FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA); "
+      // With the parameter names of the version of then.
+      "CREATE FUNCTION relstore_finish(p_forced_tid BIGINT, p_packed BOOLEAN, "
+      "p_username BYTEA, p_description BYTEA, p_extension BYTEA) RETURNS BIGINT "
       "LANGUAGE sql AS 'SELECT 7::BIGINT'; "
       "COMMENT ON FUNCTION relstore_finish(BIGINT, BOOLEAN, BYTEA, BYTEA, BYTEA) IS "
       "'relstore md5 of an older text'");
@@ -291,7 +295,19 @@ TEST(PostgresqlSchema, FunctionsWithAnOlderSignatureStayBesideTheCurrentOnes) {
   const Tid tid = inst->tpc_finish(txn);
   EXPECT_NE(tid, Tid(7));
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM pg_proc WHERE proname = 'relstore_finish'"), "2");
-  EXPECT_EQ(db.scalar("SELECT relstore_finish(NULL, false, '', '', '')"), "7");
+  // Called as an old process calls it, it waits for RelStorage's commit lock.
+  auto holder = db.connect();
+  holder->simple("BEGIN; SELECT tid FROM commit_row_lock FOR UPDATE", postgresql::Context::other);
+  auto old_process = db.connect();
+  try {
+    old_process->simple(
+        "SET lock_timeout = '200ms'; SELECT relstore_finish(NULL, false, '', '', '')",
+        postgresql::Context::other);
+    ADD_FAILURE() << "the old signature did not wait for the commit lock";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("lock"), std::string::npos) << e.what();
+  }
+  holder->simple("ROLLBACK", postgresql::Context::other);
 }
 
 }  // namespace
