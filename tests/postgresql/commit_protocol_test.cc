@@ -237,6 +237,30 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   create(*inst, 2, "v1");
 }
 
+// Without its row, commit_row_lock would lock nothing and exclude no other committer: the
+// commit fails instead, and leaves nothing behind.
+TEST(PostgresqlLocks, ACommitLockTableWithoutItsRowFailsTheCommit) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("locks_no_row");
+  auto st = open_storage(db.uri());
+  auto inst = st->new_instance();
+  create(*inst, 1, "v1");
+  db.exec("DELETE FROM commit_row_lock");
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(2), std::nullopt, "v1", txn);
+  inst->tpc_vote(txn);
+  try {
+    inst->tpc_finish(txn);
+    FAIL() << "committed without the commit lock";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("commit_row_lock has no row"), std::string::npos)
+        << e.what();
+  }
+  inst->tpc_abort(txn);
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_state WHERE zoid = 2"), "0");
+}
+
 // RelStorage holds the session advisory lock -1 through a whole pack or undo
 // (PostgreSQLLocker.hold_pack_lock). relstore's commits, zaps and mirror batches go on.
 TEST(PostgresqlLocks, RelStoragesPackLockDoesNotStopCommits) {
