@@ -49,7 +49,6 @@ std::optional<std::vector<Oid>> FileInstance::poll_invalidations() {
   poll_base_ = now;
   generation_ = storage_.generation();
   std::erase_if(own_commits_, [&](Tid t) { return t <= now; });
-  std::erase_if(own_writes_, [&](const auto& kv) { return kv.second <= now; });
   return out;
 }
 
@@ -62,15 +61,14 @@ void FileInstance::release() {
 
 // ---------------------------------------------------------------- reads
 
+Tid FileInstance::visible_before() {
+  if (before_) return *before_;
+  const Tid snap = snapshot();
+  return snap.value() == ~uint64_t{0} ? snap : Tid(snap.value() + 1);
+}
+
 LoadResult FileInstance::load(Oid oid) {
-  if (before_) {
-    auto r = load_before(oid, *before_);
-    if (!r) throw POSKeyError(oid);
-    return {std::move(r->data), r->start};
-  }
-  Tid bound = snapshot();
-  if (auto it = own_writes_.find(oid); it != own_writes_.end()) bound = std::max(bound, it->second);
-  const auto rev = storage_.revision_before(oid, Tid(bound.value() + 1));
+  const auto rev = storage_.revision_before(oid, visible_before());
   if (!rev) throw POSKeyError(oid);
   auto data = storage_.data_of(rev->rec);
   if (!data) throw POSKeyError(oid);
@@ -78,8 +76,16 @@ LoadResult FileInstance::load(Oid oid) {
 }
 
 std::optional<LoadBeforeResult> FileInstance::load_before(Oid oid, Tid tid) {
-  const auto rev = storage_.revision_before(oid, tid);
-  if (!rev) return std::nullopt;
+  // Answered from the snapshot, as the database backends do: a revision committed after
+  // it is not there, so it neither answers nor ends the one before.
+  const Tid visible = visible_before();
+  auto rev = storage_.revision_before(oid, std::min(tid, visible));
+  if (!rev) {
+    // Nothing before `tid`: an object created later in the snapshot, or not in it at all.
+    if (tid > visible || !storage_.revision_before(oid, visible)) throw POSKeyError(oid);
+    return std::nullopt;
+  }
+  if (rev->end && *rev->end >= visible) rev->end.reset();
   auto data = storage_.data_of(rev->rec);
   if (!data) throw POSKeyError(oid);  // deleted (or creation undone) at that point
   return LoadBeforeResult{std::move(*data), rev->rec.tid, rev->end};
@@ -94,7 +100,7 @@ Bytes FileInstance::load_serial(Oid oid, Tid tid) {
 }
 
 std::vector<HistoryEntry> FileInstance::history(Oid oid, size_t size) {
-  return storage_.history(oid, size);
+  return storage_.history(oid, size, visible_before());
 }
 
 Tid FileInstance::last_transaction() {
@@ -109,7 +115,7 @@ std::unique_ptr<TransactionIterator> FileInstance::iterator(std::optional<Tid> s
 }
 
 std::optional<RecordIterResult> FileInstance::record_iternext(std::optional<Oid> next) {
-  return storage_.record_iternext(next);
+  return storage_.record_iternext(next, visible_before());
 }
 
 bool FileInstance::is_read_only() const {
@@ -289,8 +295,10 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   }
   const Tid tid = tid_;
   own_commits_.insert(tid);
-  for (const auto& r : records_) own_writes_[r.oid] = tid;
   last_own_commit_ = std::max(last_own_commit_, tid);
+  // As the database backends do: the next read starts a snapshot that holds this commit
+  // (and whatever others committed meanwhile, which the next poll still reports).
+  in_snapshot_ = false;
   reset_txn();
   return tid;
 }

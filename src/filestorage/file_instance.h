@@ -52,6 +52,8 @@ class FileInstance : public StorageInstance {
   enum class Phase { idle, begun, voted };
 
   Tid snapshot();
+  // Reads see revisions with a TID below this: the snapshot's, or a historical instance's.
+  Tid visible_before();
   void require_writable() const;
   void check_txn(const TransactionMetaData& txn, Phase phase, const char* call) const;
   // The serial checks recorded by store, delete_object and check_current_serial, run at
@@ -74,7 +76,6 @@ class FileInstance : public StorageInstance {
   Tid poll_base_;  // changes after this are reported by the next poll
   uint64_t generation_ = 0;
   std::unordered_set<Tid> own_commits_;
-  std::unordered_map<Oid, Tid> own_writes_;  // so loads see this instance's own commits
   Tid last_own_commit_;
 
   // --- commit ---

@@ -184,7 +184,8 @@ std::optional<Bytes> FileStorage::data_of(const DataHeader& rec) const {
   return Bytes(*data);
 }
 
-std::vector<HistoryEntry> FileStorage::history(Oid oid, size_t size) const {
+std::vector<HistoryEntry> FileStorage::history(Oid oid, size_t size,
+                                               std::optional<Tid> before) const {
   std::shared_lock lock(mu_);
   check_open();
   const auto entry = index_.find(oid);
@@ -192,6 +193,10 @@ std::vector<HistoryEntry> FileStorage::history(Oid oid, size_t size) const {
   const Scanner sc = scanner();
   std::vector<HistoryEntry> out;
   DataHeader rec = sc.data_header_at(entry->pos);
+  while (before && rec.tid >= *before) {
+    if (rec.prev == 0) throw POSKeyError(oid);
+    rec = sc.prev_record(rec);
+  }
   while (out.size() < size) {
     const TxnHeader t = sc.txn_header_at(rec.tloc);
     HistoryEntry e;
@@ -218,13 +223,30 @@ std::unique_ptr<TransactionIterator> FileStorage::iterator(std::optional<Tid> st
   return make_forward_iterator(map_, options_.on_warning, start, stop, end_);
 }
 
-std::optional<RecordIterResult> FileStorage::record_iternext(std::optional<Oid> next) const {
+std::optional<RecordIterResult> FileStorage::record_iternext(std::optional<Oid> next,
+                                                             std::optional<Tid> before) const {
   std::shared_lock lock(mu_);
   check_open();
-  const auto [oid, after] = index_.live_from(next.value_or(Oid(0)));
-  if (!oid) return std::nullopt;
   const Scanner sc = scanner();
-  const DataHeader rec = sc.data_header_at(index_.find(*oid)->pos);
+  // The revision current just before `before`, if it holds data; the newest otherwise.
+  const auto as_of = [&](uint64_t pos) -> std::optional<DataHeader> {
+    DataHeader rec = sc.data_header_at(pos);
+    while (before && rec.tid >= *before) {
+      if (rec.prev == 0) return std::nullopt;
+      rec = sc.prev_record(rec);
+    }
+    return rec;
+  };
+  std::function<bool(Oid, uint64_t)> live;
+  if (before && *before <= last_tid_) {
+    live = [&](Oid, uint64_t pos) {
+      const auto rec = as_of(pos);
+      return rec && sc.resolve(*rec).has_value();
+    };
+  }
+  const auto [oid, after] = index_.live_from(next.value_or(Oid(0)), live);
+  if (!oid) return std::nullopt;
+  const DataHeader rec = *as_of(index_.find(*oid)->pos);
   RecordIterResult r;
   r.oid = *oid;
   r.tid = rec.tid;

@@ -65,10 +65,13 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   std::optional<DataHeader> revision_at(Oid oid, Tid tid) const;
   // The data of a revision (back pointers followed); none when absent.
   std::optional<Bytes> data_of(const DataHeader& rec) const;
-  std::vector<HistoryEntry> history(Oid oid, size_t size) const;
+  // Revisions with tid < `before` (all when none), newest first; POSKeyError when none.
+  std::vector<HistoryEntry> history(Oid oid, size_t size, std::optional<Tid> before) const;
   std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start,
                                                 std::optional<Tid> stop) const;
-  std::optional<RecordIterResult> record_iternext(std::optional<Oid> next) const;
+  // The current records in oid order, as of just before `before` (now when none).
+  std::optional<RecordIterResult> record_iternext(std::optional<Oid> next,
+                                                  std::optional<Tid> before) const;
   // Serial of the newest revision of `oid` (even a deletion), none for an unknown oid.
   std::optional<Tid> current_serial(Oid oid) const;
   // OIDs committed after `since` except by transactions in `own`; none when the log no

@@ -31,7 +31,8 @@ void OidIndex::clear() {
   sorted_valid_ = false;
 }
 
-std::pair<std::optional<Oid>, std::optional<Oid>> OidIndex::live_from(Oid from) const {
+std::pair<std::optional<Oid>, std::optional<Oid>> OidIndex::live_from(
+    Oid from, const std::function<bool(Oid, uint64_t)>& live) const {
   std::lock_guard lock(sorted_mu_);
   if (!sorted_valid_) {
     sorted_.clear();
@@ -43,7 +44,8 @@ std::pair<std::optional<Oid>, std::optional<Oid>> OidIndex::live_from(Oid from) 
   std::pair<std::optional<Oid>, std::optional<Oid>> out;
   for (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), from.value());
        it != sorted_.end(); ++it) {
-    if (map_.at(*it) & kAbsent) continue;
+    const uint64_t entry = map_.at(*it);
+    if (live ? !live(Oid(*it), entry & ~kAbsent) : (entry & kAbsent) != 0) continue;
     if (!out.first) {
       out.first = Oid(*it);
     } else {

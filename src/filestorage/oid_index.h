@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
@@ -30,8 +31,11 @@ class OidIndex {
   std::optional<Oid> max_oid() const { return max_oid_; }
 
   // The first oid >= `from` whose newest revision is not absent, and the one after it.
+  // With `live`, the first two for which it says true instead (it gets the oid and the
+  // offset of its newest record, absent or not): a view as of an older TID.
   // Thread-safe against other readers; the caller excludes writers.
-  std::pair<std::optional<Oid>, std::optional<Oid>> live_from(Oid from) const;
+  std::pair<std::optional<Oid>, std::optional<Oid>> live_from(
+      Oid from, const std::function<bool(Oid, uint64_t)>& live = nullptr) const;
 
  private:
   static constexpr uint64_t kAbsent = uint64_t{1} << 63;

@@ -61,6 +61,66 @@ TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
   EXPECT_EQ(reader->load(Oid(2)).data, "5");
 }
 
+// Line 34 for the other reads: load_before, history and record_iternext answer from the
+// same snapshot as load, not from whatever was committed since.
+TEST_P(Mvcc, EveryReadAnswersFromTheSnapshot) {
+  const Tid t1 = create(1, "v1");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  create(2, "new object");
+
+  const auto before = reader->load_before(Oid(1), Tid(~uint64_t{0}));
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->data, "v1");
+  EXPECT_EQ(before->start, t1);
+  EXPECT_FALSE(before->end) << "v1 is current in the reader's snapshot";
+  EXPECT_THROW(reader->load_before(Oid(2), Tid(~uint64_t{0})), POSKeyError);
+  const auto first = reader->record_iternext(std::nullopt);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->oid, Oid(1));
+  EXPECT_EQ(first->data, "v1");
+  EXPECT_EQ(first->tid, t1);
+  EXPECT_FALSE(first->next) << "oid 2 is not in the reader's snapshot";
+  if (storage_->keep_history()) {
+    const auto h = reader->history(Oid(1), 10);
+    ASSERT_EQ(h.size(), 1u);
+    EXPECT_EQ(h[0].tid, t1);
+  }
+
+  reader->poll_invalidations();
+  const auto after = reader->load_before(Oid(1), Tid(~uint64_t{0}));
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->data, "v2");
+  EXPECT_EQ(after->start, t2);
+  const auto again = reader->record_iternext(std::nullopt);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->data, "v2");
+  EXPECT_EQ(again->next, Oid(2));
+  if (storage_->keep_history()) {
+    EXPECT_EQ(reader->history(Oid(1), 10).size(), 2u);
+  }
+}
+
+// A deletion committed by another instance leaves the object readable, as it was, in a
+// snapshot from before it.
+TEST_P(Mvcc, AnObjectDeletedSinceTheSnapshotIsStillThere) {
+  const Tid t1 = create(1, "kept");
+  const Tid t2 = create(2, "deleted later");
+  auto reader = storage_->new_instance();
+  reader->poll_invalidations();
+  remove(2, t2);
+  EXPECT_EQ(reader->load(Oid(2)).data, "deleted later");
+  const auto first = reader->record_iternext(std::nullopt);
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->tid, t1);
+  ASSERT_EQ(first->next, Oid(2));
+  const auto second = reader->record_iternext(first->next);
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->data, "deleted later");
+}
+
 TEST_P(Mvcc, ReleasingTheSnapshotThenReadingSeesNewData) {
   const Tid t1 = create(1, "v1");
   auto reader = storage_->new_instance();
