@@ -112,7 +112,7 @@ void RecordDecoder::decode(std::string_view record, DecodedRecord& out,
   out.ghost_pickle.assign(record.data(), ghost_end);
 
   size_t max_output = options.max_output_bytes;
-  if (max_output == 0) max_output = 64 * record.size() + (size_t{1} << 20);
+  if (max_output == 0) max_output = 64 * record.size() + (size_t{16} << 20);
   max_output = std::min<size_t>(max_output, size_t{1} << 31);  // set spans are 32-bit
   d.out.clear();
   pickle::Emitter emitter(d.tree, d.out, d.scratch, options, max_output);

@@ -34,8 +34,9 @@ std::string describe_error(std::string_view what, size_t offset, int opcode);
 // LONG1/LONG4 payloads past this size cannot have at most kPickleMaxLongDigits digits.
 inline constexpr size_t kMaxLongBytes = 4153;
 // Writing a big integer in decimal takes time quadratic in its size (about 6 ms at
-// kMaxLongBytes), so a record may hold only this many bytes of them in all.
-inline constexpr size_t kMaxBigIntBytesPerRecord = 64 * 1024;
+// kMaxLongBytes), so a record's big integers may cost, summing their sizes squared, what
+// 16 of the largest do (~100 ms). Small ones (a UUID's 16 bytes) then never run out.
+inline constexpr size_t kMaxBigIntCostPerRecord = 16 * kMaxLongBytes * kMaxLongBytes;
 
 template <class C>
 class Walker {
@@ -48,7 +49,7 @@ class Walker {
   void reset() {
     memo_.clear();
     memo_count_ = 0;
-    big_int_bytes_ = 0;
+    big_int_cost_ = 0;
   }
 
   // Runs the pickle starting at `pos` in `data` up to its STOP, returns the value STOP pops and
@@ -181,9 +182,9 @@ class Walker {
   void push_long_bytes(std::string_view b) {
     if (b.size() > kMaxLongBytes) fault("integer longer than 10000 digits");
     if (b.size() > 8) {
-      big_int_bytes_ += b.size();
-      if (big_int_bytes_ > kMaxBigIntBytesPerRecord) {
-        fault("more than 64 KiB of big integers in one record");
+      big_int_cost_ += b.size() * b.size();
+      if (big_int_cost_ > kMaxBigIntCostPerRecord) {
+        fault("big integers in one record too long to write in decimal in time");
       }
     }
     if (b.size() <= 8) {  // two's complement, little-endian; sign-extend from the top byte
@@ -207,7 +208,7 @@ class Walker {
   size_t frame_ = 0;  // stack index of the current frame: just above the newest mark
   std::vector<Value> memo_;
   size_t memo_count_ = 0;
-  size_t big_int_bytes_ = 0;  // LONG1/LONG4 payload bytes beyond 64-bit values, this record
+  size_t big_int_cost_ = 0;  // sum of squared LONG1/LONG4 sizes beyond 64 bits, this record
   size_t memo_limit_ = 0;
   const uint8_t* base_ = nullptr;
   size_t size_ = 0;

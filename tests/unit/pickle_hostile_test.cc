@@ -82,13 +82,37 @@ TEST(PickleHostile, LongIntegerLimit) {
 }
 
 TEST(PickleHostile, BigIntegerBudgetPerRecord) {
-  // Decimal conversion is quadratic: 16 integers of 4 KB are allowed, a 17th is not.
+  // Decimal conversion is quadratic: 16 integers of 4 KB (about the largest) are allowed,
+  // a 17th is not.
   std::string b(4096, '\x11');
   std::string ops = mark();
   for (int i = 0; i < 16; ++i) ops += op(0x8b) + le(b.size(), 4) + b;
   EXPECT_NO_THROW(decode_record(record(ops + "t")));
   expect_error(record(ops + op(0x8b) + le(b.size(), 4) + b + "t"),
-               "more than 64 KiB of big integers in one record");
+               "big integers in one record too long to write in decimal");
+}
+
+// Many small big integers (UUIDs as ints: 16 bytes each) cost little and always decode.
+TEST(PickleHostile, ManySmallBigIntegersDecode) {
+  const std::string b(16, '\x5a');
+  std::string ops = mark();
+  for (int i = 0; i < 20000; ++i) ops += op(0x8a) + std::string(1, '\x10') + b;
+  const auto r = decode_record(record(ops + "l"));
+  EXPECT_EQ(r.json.front(), '[');
+}
+
+// Shared sub-objects are written at every use: a small record may expand to megabytes.
+TEST(PickleHostile, ASmallRecordMayExpandToMegabytes) {
+  // d = {40 keys of 20-character values}; [d] * 2000, d memoized and fetched again.
+  std::string d = "}" + put(1) + mark();
+  for (int k = 0; k < 40; ++k) {
+    d += str("key" + std::to_string(k)) + str(std::string(20, 'v'));
+  }
+  d += "u";
+  std::string ops = mark() + d;
+  for (int i = 1; i < 2000; ++i) ops += get(1);
+  const auto r = decode_record(record(ops + "l"));
+  EXPECT_GT(r.json.size(), 2000000u);
 }
 
 TEST(PickleHostile, MemoAbuse) {
