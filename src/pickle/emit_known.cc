@@ -106,6 +106,44 @@ bool Emitter::datetime_like(Known k, const NodeId* args, size_t nargs, unsigned 
   return true;
 }
 
+bool Emitter::offset_micro(NodeId timedelta, int64_t& micro) const {
+  constexpr int64_t kMillion = 1000000;
+  if (t_[timedelta].kind != Kind::kInstance) return false;
+  const Instance& td = t_.instances[t_[timedelta].a];
+  const NodeId* parts;
+  size_t nparts;
+  if (known(td.cls) != Known::kTimedelta || !tuple_items(td.args, parts, nparts) || nparts > 3) {
+    return false;
+  }
+  int64_t v[3] = {0, 0, 0};
+  for (size_t i = 0; i < nparts; ++i) {
+    if (!int_value(parts[i], v[i])) return false;
+  }
+  if (v[0] < -1 || v[0] > 1 || v[1] < -86400 || v[1] > 86400 || v[2] <= -kMillion ||
+      v[2] >= kMillion) {
+    return false;  // not a valid offset (they stay within a day)
+  }
+  micro = (v[0] * 86400 + v[1]) * kMillion + v[2];
+  return micro > -86400 * kMillion && micro < 86400 * kMillion;
+}
+
+NodeId Emitter::state_value(const Instance& in, std::string_view key) const {
+  NodeId found = kNoNode;
+  t_.for_each(in.state_head, [&](NodeId st) {
+    const Node& d = t_[st];
+    if (d.kind != Kind::kDict) return;
+    for (uint32_t s = d.a; s != kNoSeg; s = t_.segs[s].next) {
+      for (uint32_t i = 0; i + 1 < t_.segs[s].count; i += 2) {
+        const Node& k = t_[t_.slots[t_.segs[s].start + i]];
+        if ((k.kind == Kind::kStr || k.kind == Kind::kPy2Str) && k.text() == key) {
+          found = t_.slots[t_.segs[s].start + i + 1];
+        }
+      }
+    }
+  });
+  return found;
+}
+
 bool Emitter::tz_offset(NodeId tz, int64_t& micro) const {
   const Node& z = t_[tz];
   if (z.kind != Kind::kInstance) return false;
@@ -114,10 +152,33 @@ bool Emitter::tz_offset(NodeId tz, int64_t& micro) const {
   size_t nargs;
   if (!tuple_items(in.args, args, nargs)) return false;
   constexpr int64_t kMillion = 1000000;
-  switch (known(in.cls)) {
+  Known k = known(in.cls);
+  if (k == Known::kReconstructor && nargs >= 1) k = known(args[0]);  // protocols 0 and 1
+  switch (k) {
     case Known::kPytzUtc:
+    case Known::kDateutilUtc:
       micro = 0;
       return true;
+    case Known::kPytzFixed: {  // FixedOffset(minutes), |minutes| < 1440
+      int64_t minutes;
+      if (nargs != 1 || !int_value(args[0], minutes) || minutes <= -1440 || minutes >= 1440) {
+        return false;
+      }
+      micro = minutes * 60 * kMillion;
+      return true;
+    }
+    case Known::kDateutilOffset: {
+      // Older dateutil pickles tzoffset(name, seconds); newer ones the instance's dict,
+      // whose "_offset" is a timedelta.
+      int64_t secs;
+      if (known(in.cls) == Known::kDateutilOffset && nargs == 2 && int_value(args[1], secs)) {
+        if (secs <= -86400 || secs >= 86400) return false;
+        micro = secs * kMillion;
+        return true;
+      }
+      const NodeId offset = state_value(in, "_offset");
+      return offset != kNoNode && offset_micro(offset, micro);
+    }
     case Known::kPytzZone: {
       // pytz._p(zone, utcoffset_seconds, dst_seconds, tzname) for zones with DST; a zone
       // pickled by name alone has no offset without the tz database.
@@ -126,26 +187,8 @@ bool Emitter::tz_offset(NodeId tz, int64_t& micro) const {
       micro = secs * kMillion;
       return true;
     }
-    case Known::kTimezone: {  // timezone(timedelta(days, seconds, microseconds)[, name])
-      if (nargs < 1 || t_[args[0]].kind != Kind::kInstance) return false;
-      const Instance& td = t_.instances[t_[args[0]].a];
-      const NodeId* parts;
-      size_t nparts;
-      if (known(td.cls) != Known::kTimedelta || !tuple_items(td.args, parts, nparts) ||
-          nparts > 3) {
-        return false;
-      }
-      int64_t v[3] = {0, 0, 0};
-      for (size_t i = 0; i < nparts; ++i) {
-        if (!int_value(parts[i], v[i])) return false;
-      }
-      if (v[0] < -1 || v[0] > 1 || v[1] < -86400 || v[1] > 86400 || v[2] <= -kMillion ||
-          v[2] >= kMillion) {
-        return false;  // not a valid offset (they stay within a day)
-      }
-      micro = (v[0] * 86400 + v[1]) * kMillion + v[2];
-      return true;
-    }
+    case Known::kTimezone:  // timezone(timedelta(days, seconds, microseconds)[, name])
+      return nargs >= 1 && offset_micro(args[0], micro);
     default:
       return false;
   }
@@ -172,21 +215,7 @@ bool Emitter::decimal(const NodeId* args, size_t nargs) {
 
 void Emitter::uuid_hex(NodeId id) {
   // uuid.UUID keeps its value in the "int" attribute; add the familiar 8-4-4-4-12 form.
-  const Instance& in = t_.instances[t_[id].a];
-  NodeId value_node = kNoNode;
-  t_.for_each(in.state_head, [&](NodeId st) {
-    const Node& d = t_[st];
-    if (d.kind != Kind::kDict) return;
-    for (uint32_t s = d.a; s != kNoSeg; s = t_.segs[s].next) {
-      for (uint32_t i = 0; i + 1 < t_.segs[s].count; i += 2) {
-        const Node& key_node = t_[t_.slots[t_.segs[s].start + i]];
-        if ((key_node.kind == Kind::kStr || key_node.kind == Kind::kPy2Str) &&
-            key_node.text() == "int") {
-          value_node = t_.slots[t_.segs[s].start + i + 1];
-        }
-      }
-    }
-  });
+  const NodeId value_node = state_value(t_.instances[t_[id].a], "int");
   if (value_node == kNoNode) return;
   const Node& v = t_[value_node];
   uint64_t hi = 0, lo = 0;

@@ -73,6 +73,10 @@ class Emitter {
                         NodeId kwargs, unsigned depth, NodeId base_state = kNoNode);
   bool datetime_like(Known k, const NodeId* args, size_t nargs, unsigned depth);
   bool tz_offset(NodeId tz, int64_t& micro) const;
+  // A timedelta(days, seconds, microseconds) within a day either way, in microseconds.
+  bool offset_micro(NodeId timedelta, int64_t& micro) const;
+  // The value of `key` in an instance's BUILD state dicts (the last one wins), if any.
+  NodeId state_value(const Instance& in, std::string_view key) const;
   bool decimal(const NodeId* args, size_t nargs);
   void uuid_hex(NodeId id);
   void persistent(NodeId id, unsigned depth);

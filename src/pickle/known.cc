@@ -29,6 +29,10 @@ Known classify_global(std::string_view module, std::string_view name) {
   } else if (module == "pytz") {
     if (name == "_UTC") return Known::kPytzUtc;
     if (name == "_p") return Known::kPytzZone;
+    if (name == "FixedOffset") return Known::kPytzFixed;
+  } else if (module == "dateutil.tz.tz" || module == "dateutil.tz") {
+    if (name == "tzutc") return Known::kDateutilUtc;
+    if (name == "tzoffset") return Known::kDateutilOffset;
   }
   return Known::kOther;
 }

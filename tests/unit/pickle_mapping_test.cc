@@ -195,6 +195,37 @@ TEST(PickleMapping, DatetimeWithTimezone) {
             R"J("::()":["Europe/Paris"]}})J");
 }
 
+// Fixed offsets of pytz and dateutil (what dateutil.parser gives for "…Z" or "-05:00").
+TEST(PickleMapping, DatetimeWithTheFixedOffsetsOfPytzAndDateutil) {
+  const std::string dt = bytes(datetime_bytes(2020, 1, 2, 3, 4, 5, 0));
+  const auto iso = [&](const std::string& tz) {
+    const std::string json = state(global("datetime", "datetime") + dt + tz + tuple2() + reduce());
+    const size_t at = json.find(R"("iso":")");
+    return at == std::string::npos ? std::string("no iso in " + json)
+                                   : json.substr(at + 7, json.find('"', at + 7) - at - 7);
+  };
+  const std::string minus_300 = "J" + le(static_cast<uint64_t>(-300), 4);
+  const std::string minus_18000 = "J" + le(static_cast<uint64_t>(-18000), 4);
+  // pytz.FixedOffset(-300): its pickle is the call FixedOffset(minutes).
+  EXPECT_EQ(iso(global("pytz", "FixedOffset") + minus_300 + tuple1() + reduce()),
+            "2020-01-02T03:04:05-05:00");
+  // dateutil.tz.tzutc(), pickled with protocol 2.
+  EXPECT_EQ(iso(global("dateutil.tz.tz", "tzutc") + ")" + op(0x81)), "2020-01-02T03:04:05+00:00");
+  // dateutil.tz.tzoffset: newer releases pickle the instance dict, whose _offset is a
+  // timedelta (-1 day + 68400 s); older ones the call tzoffset(name, seconds).
+  const std::string td = global("datetime", "timedelta") + "J" + le(static_cast<uint64_t>(-1), 4) +
+                         integer(68400) + integer(0) + tuple3() + reduce();
+  EXPECT_EQ(iso(global("dateutil.tz.tz", "tzoffset") + ")" + op(0x81) + "}" + mark() +
+                str("_offset") + td + str("_name") + str("EST") + "u" + "b"),
+            "2020-01-02T03:04:05-05:00");
+  EXPECT_EQ(
+      iso(global("dateutil.tz.tz", "tzoffset") + str("EST") + minus_18000 + tuple2() + reduce()),
+      "2020-01-02T03:04:05-05:00");
+  // Out of range: no "iso".
+  EXPECT_EQ(iso(global("pytz", "FixedOffset") + integer(1440) + tuple1() + reduce()).substr(0, 6),
+            "no iso");
+}
+
 TEST(PickleMapping, Time) {
   EXPECT_EQ(state(global("datetime", "time") + bytes(std::string("\x0d\x05\x09\x00\x00\x00", 6)) +
                   tuple1() + reduce()),
