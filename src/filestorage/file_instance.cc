@@ -202,7 +202,8 @@ Bytes FileInstance::resolve_conflict(Oid oid, Tid given, Tid committed, const By
   } catch (...) {
     throw unresolved;
   }
-  if (!merged) throw unresolved;
+  // An empty state is no pickle, and written it would read as the object's deletion.
+  if (!merged || merged->empty()) throw unresolved;
   return std::move(*merged);
 }
 
@@ -264,11 +265,6 @@ void FileInstance::check_serials() {
     auto& record = records_[record_index_.at(c.oid)];
     if (!record.data) throw ConflictError(c.oid, std::make_pair(*current, c.serial));
     record.data = resolve_conflict(c.oid, c.serial, *current, *record.data);
-    if (record.data->empty()) {
-      // Refused here, at vote: written, it would make the whole file unreadable.
-      throw StorageError("conflict resolution of oid " + c.oid.hex() +
-                         " returned an empty record, which FileStorage cannot store");
-    }
     resolved_.push_back(c.oid);
   }
 }

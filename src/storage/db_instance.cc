@@ -297,7 +297,7 @@ Bytes DbInstance::resolve(const backend::ConflictRow& c, const backend::PendingR
   } catch (...) {
     throw unresolved;  // a failing resolver is an unresolved conflict, nothing else escapes
   }
-  if (!merged) throw unresolved;
+  if (!merged || merged->empty()) throw unresolved;  // an empty state is no pickle
   return std::move(*merged);
 }
 

@@ -82,6 +82,16 @@ TEST_P(ConflictResolution, AResolverThatFailsEndsInConflictErrorAndNothingElse) 
   create(2, "fine");
 }
 
+// An empty state is no pickle (and FileStorage cannot store one): a resolver returning it
+// has failed, like one that throws.
+TEST_P(ConflictResolution, AResolverReturningAnEmptyStateEndsInConflictError) {
+  storage_->set_conflict_resolver([](const ConflictInput&) { return std::optional<Bytes>(""); });
+  const Tid t1 = create(1, "10");
+  commit(*inst_, {{1, "11"}}, {{1, t1}});
+  EXPECT_THROW(commit(*inst_, {{1, "12"}}, {{1, t1}}), ConflictError);
+  EXPECT_EQ(inst_->load(Oid(1)).data, "11");
+}
+
 TEST_P(ConflictResolution, WithoutAResolverAConflictIsAConflictError) {
   const Tid t1 = create(1, "10");
   commit(*inst_, {{1, "11"}}, {{1, t1}});
