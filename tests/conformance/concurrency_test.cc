@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <set>
 #include <thread>
 
 #include "conformance/fixture.h"
@@ -131,6 +132,55 @@ TEST_P(ConcurrencyCounter, TwoProcessesLoseNoUpdate) {
 TEST_P(ConcurrencyCounter, EightProcessesLoseNoUpdate) {
   RELSTORE_MULTI_PROCESS_ONLY;
   run_processes(uri_, 8, *storage_);
+}
+
+// Line 10 across processes: OIDs handed out to processes allocating at the same time
+// never repeat, and each process's increase.
+TEST_P(ConcurrencyCounter, ProcessesAllocatingAtOnceGetDistinctOids) {
+  RELSTORE_MULTI_PROCESS_ONLY;
+  constexpr int kProcesses = 3, kEach = 300;
+  std::vector<std::pair<pid_t, FILE*>> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, fds[0]);
+    const std::string path = worker_path();
+    const std::string count = std::to_string(kEach);
+    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>(uri_.c_str()),
+                    const_cast<char*>("--oids"), const_cast<char*>(count.c_str()), nullptr};
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0) << path;
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    children.emplace_back(pid, fdopen(fds[0], "r"));
+  }
+  std::set<uint64_t> seen;
+  size_t handed_out = 0;
+  for (int i = 0; i < kEach; ++i) {  // this process allocates meanwhile
+    seen.insert(inst_->new_oid().value());
+    ++handed_out;
+  }
+  for (auto& [pid, out] : children) {
+    unsigned long long oid = 0, previous = 0;
+    int count = 0;
+    while (std::fscanf(out, "%llu", &oid) == 1) {
+      EXPECT_GT(oid, previous) << "a process's OIDs must increase";
+      previous = oid;
+      seen.insert(oid);
+      ++handed_out;
+      ++count;
+    }
+    fclose(out);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "worker failed";
+    EXPECT_EQ(count, kEach);
+  }
+  EXPECT_EQ(seen.size(), handed_out) << "an OID was handed out twice";
+  EXPECT_EQ(seen.count(0), 0u);
 }
 
 RELSTORE_CONFORMANCE_SUITE(ConcurrencyCounter);
