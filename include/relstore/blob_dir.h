@@ -11,6 +11,7 @@
 namespace relstore {
 
 enum class BlobLayout { bushy, lawn };
+std::string layout_name(BlobLayout layout);
 
 // ZODB's repr of an 8-byte id in blob paths: "0x" + hex without leading zero bytes
 // ("0x00" for zero, "0x03dfd117d4dbf099" for a modern TID).
@@ -36,6 +37,7 @@ class BlobDir {
 
   // Where the committed blob of revision `tid` of `oid` lives (whether or not it exists).
   std::string blob_path(Oid oid, Tid tid) const;
+  // Whether that file exists; StorageError when the directory cannot be read.
   bool has_blob(Oid oid, Tid tid) const;
   // Every committed blob file, ordered by oid then tid.
   std::vector<BlobFile> list() const;
@@ -46,6 +48,9 @@ class BlobDir {
   // The same, copying an existing file (e.g. the source storage's blob).
   void copy_blob(Oid oid, Tid tid, const std::string& source_file) const;
   std::string read_blob(Oid oid, Tid tid) const;
+  // Removes what an interrupted write of relstore's left in `tmp/` (never ZODB's own
+  // files there); only for the one process writing this directory. Returns their paths.
+  std::vector<std::string> remove_stale_temporaries() const;
 
  private:
   BlobDir(std::string dir, BlobLayout layout) : dir_(std::move(dir)), layout_(layout) {}

@@ -66,9 +66,16 @@ struct ConvertReport {
 // copied (the destination then holds only whole transactions, and the error says so).
 ConvertReport convert(const ConvertOptions& options);
 
+class BlobDir;
+
 // Compares two storages: transaction by transaction when both keep history, else current
 // record by current record. Returns at most `limit` differences; empty means equal.
-std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit = 20);
+// With the destination's blob directory, the blob file of every blob record is compared
+// too: with the source's file (`source_blobs`), or found missing there and then expected
+// missing in the destination as well.
+std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit = 20,
+                                          const BlobDir* source_blobs = nullptr,
+                                          const BlobDir* destination_blobs = nullptr);
 
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);

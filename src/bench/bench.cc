@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "bench/worker.h"
@@ -107,16 +108,21 @@ BenchResult combine(const std::string& backend, Test test, int n, int c,
   r.objects_per_txn = n;
   r.concurrency = c;
   long ops = 0, txns = 0;
-  double seconds = 0, trips = 0;
+  double trips = 0;
+  // Throughput over one window, from the first worker's start to the last one's end: each
+  // worker's own window would count workers that ran one after another as parallel.
+  double start = std::numeric_limits<double>::infinity(), end = 0;
   std::vector<double> latencies;
   for (const auto& w : reports) {
     ops += w.ops;
     txns += w.txns;
     r.conflicts += w.conflicts;
-    seconds = std::max(seconds, w.seconds);
+    start = std::min(start, w.start);
+    end = std::max(end, w.end);
     trips += w.round_trips;
     latencies.insert(latencies.end(), w.latencies_us.begin(), w.latencies_us.end());
   }
+  const double seconds = end - start;
   r.ops_per_s = seconds > 0 ? static_cast<double>(ops) / seconds : 0;
   r.median_txn_us = median(std::move(latencies));
   const bool writes = test == Test::add || test == Test::update || test == Test::conflicts;

@@ -1,7 +1,10 @@
 // Record-by-record comparison for `relstore convert --verify`.
 #include <algorithm>
+#include <fstream>
 #include <optional>
+#include <vector>
 
+#include "relstore/blob_dir.h"
 #include "relstore/convert.h"
 #include "relstore/pickle.h"
 
@@ -18,8 +21,42 @@ void sort_records(TransactionRecord& t) {
                    [](const DataRecord& x, const DataRecord& y) { return x.oid < y.oid; });
 }
 
+struct Blobs {
+  const BlobDir* source = nullptr;
+  const BlobDir* destination = nullptr;
+};
+
+bool same_file_contents(const std::string& x, const std::string& y) {
+  std::ifstream a(x, std::ios::binary), b(y, std::ios::binary);
+  if (!a || !b) return false;
+  std::vector<char> ba(1 << 16), bb(1 << 16);
+  while (true) {
+    a.read(ba.data(), static_cast<std::streamsize>(ba.size()));
+    b.read(bb.data(), static_cast<std::streamsize>(bb.size()));
+    if (a.gcount() != b.gcount()) return false;
+    if (a.gcount() == 0) return a.eof() && b.eof();
+    if (!std::equal(ba.begin(), ba.begin() + a.gcount(), bb.begin())) return false;
+  }
+}
+
+// How the destination's blob file of revision `tid` of `oid` differs from the source's,
+// if it does.
+std::optional<std::string> compare_blob(Oid oid, Tid tid, const Blobs& blobs) {
+  const bool in_source = blobs.source && blobs.source->has_blob(oid, tid);
+  const bool in_destination = blobs.destination->has_blob(oid, tid);
+  if (in_source && !in_destination) return "blob file missing from the destination";
+  if (!in_source && in_destination) {
+    return "a blob file in the destination that the source does not have";
+  }
+  if (in_source && !same_file_contents(blobs.source->blob_path(oid, tid),
+                                       blobs.destination->blob_path(oid, tid))) {
+    return "blob contents differ";
+  }
+  return std::nullopt;
+}
+
 void compare_transaction(TransactionRecord& a, TransactionRecord& b, size_t limit,
-                         std::vector<std::string>& out) {
+                         const Blobs& blobs, std::vector<std::string>& out) {
   sort_records(a);
   sort_records(b);
   auto note = [&](const std::string& what) {
@@ -41,11 +78,14 @@ void compare_transaction(TransactionRecord& a, TransactionRecord& b, size_t limi
       note("record " + std::to_string(i) + ": oid " + x.oid.hex() + " vs " + y.oid.hex());
     } else if (x.data != y.data) {
       note("oid " + x.oid.hex() + ": data differs");
+    } else if (blobs.destination && x.data && is_blob_record(*x.data)) {
+      if (auto d = compare_blob(x.oid, a.tid, blobs)) note("oid " + x.oid.hex() + ": " + *d);
     }
   }
 }
 
-std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst, size_t limit) {
+std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst, size_t limit,
+                                         const Blobs& blobs) {
   std::vector<std::string> out;
   auto a = src.iterator();
   auto b = dst.iterator();
@@ -59,7 +99,7 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
       out.push_back(describe(tb) + ": only in the destination");
       more_b = b->next(tb);
     } else {
-      compare_transaction(ta, tb, limit, out);
+      compare_transaction(ta, tb, limit, blobs, out);
       more_a = a->next(ta);
       more_b = b->next(tb);
     }
@@ -96,13 +136,15 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 
 }  // namespace
 
-std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit) {
+std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
+                                          const BlobDir* source_blobs,
+                                          const BlobDir* destination_blobs) {
   auto src = source.new_instance();
   auto dst = destination.new_instance();
   src->poll_invalidations();
   dst->poll_invalidations();
   if (source.keep_history() && destination.keep_history()) {
-    return compare_history(*src, *dst, limit);
+    return compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
   }
   return compare_current(*src, *dst, limit);
 }

@@ -160,6 +160,9 @@ class Converter {
   void run(std::optional<Tid> start, ConvertReport& report) {
     if (!o_.destination_blob_dir.empty() && !o_.dry_run) {
       dst_blobs_ = BlobDir::create(o_.destination_blob_dir);
+      // This process holds the destination's lock: what a killed conversion left in tmp/
+      // (a partial copy, possibly gigabytes) is nobody's.
+      dst_blobs_->remove_stale_temporaries();
     }
     report.done.total_transactions = source_info().transactions;
     const bool bulk = bulk_adapter_ != nullptr;
@@ -310,8 +313,21 @@ class Converter {
       }
       std::string why;
       if (source_file.empty()) {
-        why = src_blobs_ ? "its blob file is not in the source blob directory " + src_blobs_->path()
-                         : "the source has no blob directory to read it from";
+        if (src_blobs_) {
+          why = "its blob file " + src_blobs_->blob_path(r.oid, txn.tid) +
+                " is not in the source blob directory (read as the " +
+                layout_name(src_blobs_->layout()) + " layout" +
+                (std::filesystem::exists(std::filesystem::path(src_blobs_->path()) / ".layout")
+                     ? ""
+                     : ", guessed: it has no .layout file") +
+                ")";
+        } else if (src_uri_.scheme != Scheme::file) {
+          why =
+              "relstore does not read blob contents from a database's blob_chunk table (a "
+              "RelStorage blob store); the contents stay behind";
+        } else {
+          why = "the source has no blob directory to read it from (--source-blob-dir)";
+        }
       } else {
         why =
             "the destination cannot hold blob contents (give --destination-blob-dir with a "
@@ -454,6 +470,23 @@ void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
   }
 }
 
+// A conversion that starts the destination over must not find blob files in its blob
+// directory: --clear empties the Data.fs only, and a file left there by another database
+// with the same oid and TID would pass for the blob of a record whose own was skipped.
+void refuse_blob_files_of_another(const ConvertOptions& o) {
+  if (o.destination_blob_dir.empty() || o.dry_run) return;
+  std::error_code ec;
+  if (!std::filesystem::exists(o.destination_blob_dir, ec)) return;
+  const size_t files = BlobDir::open(o.destination_blob_dir).list().size();
+  if (files == 0) return;
+  throw ConfigError("the destination blob directory " + o.destination_blob_dir + " holds " +
+                    std::to_string(files) +
+                    " blob files, and this conversion starts the destination " +
+                    (o.clear ? "over (--clear empties the Data.fs, not its blobs)" : "empty") +
+                    ": remove them or give an empty directory (--incremental resumes an "
+                    "interrupted conversion of the same source); nothing was changed");
+}
+
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& o) {
@@ -500,6 +533,12 @@ ConvertReport convert(const ConvertOptions& o) {
                        " one (" + (magic == "FS21" ? "Python 2" : "Python 3") +
                        " pickles into a file marked for the other): nothing was changed; "
                        "copy into a new file instead");
+  }
+  if (dst_uri.scheme == Scheme::file && !o.incremental) {
+    // Before the destination is opened, which creates a missing Data.fs.
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(dst_uri.database, ec);
+    if (o.clear || ec || size <= 4) refuse_blob_files_of_another(o);
   }
   auto dst = open_destination(dst_uri, o.dry_run, magic);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
@@ -562,7 +601,11 @@ ConvertReport convert(const ConvertOptions& o) {
     catch_up_mirror(dst_uri, report);
     if (o.verify) {
       auto reopened = open_source(dst_uri);
-      report.differences = compare_storages(*src, *reopened);
+      std::optional<BlobDir> src_blobs, dst_blobs;
+      if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
+      if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
+      report.differences = compare_storages(*src, *reopened, 20, src_blobs ? &*src_blobs : nullptr,
+                                            dst_blobs ? &*dst_blobs : nullptr);
       report.verified = true;
     }
   }

@@ -65,8 +65,11 @@ void make_dirs(const fsys::path& p) {
   }
   fsys::create_directories(p, ec);
   if (ec) fail("cannot create blob directory " + p.string(), ec);
-  // ZODB keeps blob directories private to the owner.
-  fsys::permissions(p, fsys::perms::owner_all, fsys::perm_options::replace, ec);
+  // ZODB keeps the directories it creates private to the owner; one that existed keeps
+  // the rights an administrator gave it.
+  if (!created.empty() && created.front() == p) {
+    fsys::permissions(p, fsys::perms::owner_all, fsys::perm_options::replace, ec);
+  }
   for (const auto& q : created) {
     sync_path(q.has_parent_path() ? q.parent_path().string() : ".", true);
   }
@@ -119,6 +122,9 @@ BlobDir BlobDir::create(const std::string& dir) {
     out << (layout == BlobLayout::bushy ? "bushy" : "lawn");
     out.close();
     if (!out) throw StorageError("cannot write " + marker.string());
+    // An empty marker after a crash would make the directory unreadable ("unknown layout").
+    sync_path(marker.string(), false);
+    sync_path(dir, true);
   }
   make_dirs(fsys::path(dir) / "tmp");
   return open(dir);
@@ -139,7 +145,27 @@ std::string BlobDir::blob_path(Oid oid, Tid tid) const {
 
 bool BlobDir::has_blob(Oid oid, Tid tid) const {
   std::error_code ec;
-  return fsys::is_regular_file(blob_path(oid, tid), ec);
+  const std::string p = blob_path(oid, tid);
+  const auto st = fsys::status(p, ec);
+  // Missing is an answer; a directory that cannot be read is not one.
+  if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory) {
+    fail("cannot look for the blob file " + p, ec);
+  }
+  return !ec && fsys::is_regular_file(st);
+}
+
+std::vector<std::string> BlobDir::remove_stale_temporaries() const {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  for (const auto& e : fsys::directory_iterator(fsys::path(dir_) / "tmp", ec)) {
+    if (!e.path().filename().string().starts_with("relstore-")) continue;  // ZODB's own
+    if (fsys::remove(e.path(), ec)) removed.push_back(e.path().string());
+  }
+  return removed;
+}
+
+std::string layout_name(BlobLayout layout) {
+  return layout == BlobLayout::bushy ? "bushy" : "lawn";
 }
 
 std::vector<BlobFile> BlobDir::list() const {

@@ -348,29 +348,32 @@ TEST(Convert, AnErrorPartWaySaysTheDestinationIsIncomplete) {
   }
 }
 
-TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
-  TempDir d;
-  // A Data.fs with one blob record and its blob file.
-  const std::string path = d.sub("blobs.fs");
+// The Data.fs of the blob tests: oid 7 a blob record (with its file in d/blobs), oid 1 not.
+Tid write_blob_source(const TempDir& d, const std::string& contents) {
   const std::string blob_record = std::string(
                                       "\x80\x03"
                                       "cZODB.blob\nBlob\nq\x00N\x86q\x01.",
                                       25) +
                                   std::string("\x80\x03N.", 4);
   const Tid tid = TimeStamp(2024, 1, 1, 0, 0, 0).tid();
-  {
-    FileStorageOptions fo;
-    fo.read_only = false;
-    auto fsx = open_file_storage(path, fo);
-    auto inst = fsx->new_instance();
-    const TransactionMetaData m{"u", "blob", ""};
-    inst->tpc_begin(m, tid);
-    inst->restore(Oid(1), tid, std::string("\x80\x03N.\x80\x03N.", 8), m);
-    inst->restore(Oid(7), tid, blob_record, m);
-    inst->tpc_vote(m);
-    inst->tpc_finish(m);
-  }
-  BlobDir::create(d.sub("blobs")).write_blob(Oid(7), tid, "blob contents");
+  FileStorageOptions fo;
+  fo.read_only = false;
+  auto fsx = open_file_storage(d.sub("blobs.fs"), fo);
+  auto inst = fsx->new_instance();
+  const TransactionMetaData m{"u", "blob", ""};
+  inst->tpc_begin(m, tid);
+  inst->restore(Oid(1), tid, std::string("\x80\x03N.\x80\x03N.", 8), m);
+  inst->restore(Oid(7), tid, blob_record, m);
+  inst->tpc_vote(m);
+  inst->tpc_finish(m);
+  BlobDir::create(d.sub("blobs")).write_blob(Oid(7), tid, contents);
+  return tid;
+}
+
+TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
+  TempDir d;
+  const Tid tid = write_blob_source(d, "blob contents");
+  const std::string path = d.sub("blobs.fs");
 
   // Into a database that cannot hold blob contents: an error naming the oid.
   try {
@@ -394,6 +397,80 @@ TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
   });
   EXPECT_EQ(copied.blobs_copied, 1u);
   EXPECT_EQ(BlobDir::open(d.sub("copy-blobs")).read_blob(Oid(7), tid), "blob contents");
+}
+
+// --verify compares blob files too: one changed after the copy is a difference.
+TEST(Convert, VerifyComparesBlobFiles) {
+  TempDir d;
+  const Tid tid = write_blob_source(d, "blob contents");
+  const auto options = [&](ConvertOptions& o) {
+    o.source_blob_dir = d.sub("blobs");
+    o.destination_blob_dir = d.sub("copy-blobs");
+    o.verify = true;
+  };
+  const auto r = run("file://" + d.sub("blobs.fs"), "file://" + d.sub("copy.fs"), options);
+  EXPECT_TRUE(r.verified);
+  EXPECT_EQ(r.differences, std::vector<std::string>{});
+  // The copy's blob file rewritten with other bytes of the same length.
+  const BlobDir copy = BlobDir::open(d.sub("copy-blobs"));
+  fs::permissions(copy.blob_path(Oid(7), tid), fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(copy.blob_path(Oid(7), tid), std::ios::binary | std::ios::trunc) << "BLOB CONTENTS";
+  StorageOptions ro;
+  ro.read_only = true;
+  BlobDir source = BlobDir::open(d.sub("blobs"));
+  auto a = open_storage(StorageUri::parse("file://" + d.sub("blobs.fs")), ro);
+  auto b = open_storage(StorageUri::parse("file://" + d.sub("copy.fs")), ro);
+  const auto differences = compare_storages(*a, *b, 20, &source, &copy);
+  ASSERT_EQ(differences.size(), 1u);
+  EXPECT_NE(differences[0].find("oid 0x0000000000000007: blob contents differ"), std::string::npos)
+      << differences[0];
+  fs::remove(copy.blob_path(Oid(7), tid));
+  EXPECT_NE(compare_storages(*a, *b, 20, &source, &copy)[0].find("missing from the destination"),
+            std::string::npos);
+}
+
+// --clear empties the Data.fs, not its blob directory: blob files of the database it held
+// could pass for the blobs of the new one, so the conversion refuses before changing
+// anything. A fresh conversion into an empty Data.fs likewise.
+TEST(Convert, StartingOverRefusesABlobDirectoryWithFiles) {
+  TempDir d;
+  write_blob_source(d, "blob contents");
+  const auto into_copy = [&](bool clear) {
+    return [&, clear](ConvertOptions& o) {
+      o.source_blob_dir = d.sub("blobs");
+      o.destination_blob_dir = d.sub("copy-blobs");
+      o.clear = clear;
+    };
+  };
+  run("file://" + d.sub("blobs.fs"), "file://" + d.sub("copy.fs"), into_copy(false));
+  const auto size_before = fs::file_size(d.sub("copy.fs"));
+  for (bool clear : {true, false}) {
+    const std::string dst = clear ? "copy.fs" : "fresh.fs";
+    try {
+      run("file://" + d.sub("blobs.fs"), "file://" + d.sub(dst), into_copy(clear));
+      ADD_FAILURE() << dst << ": converted over a blob directory with files";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("holds 1 blob files"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(fs::file_size(d.sub("copy.fs")), size_before);
+  EXPECT_FALSE(fs::exists(d.sub("fresh.fs")));
+}
+
+// What a killed conversion left in the destination's tmp/ goes at the next run.
+TEST(Convert, AResumeRemovesTheTemporariesOfAKilledRun) {
+  TempDir d;
+  write_blob_source(d, "blob contents");
+  BlobDir::create(d.sub("copy-blobs"));
+  std::ofstream(d.sub("copy-blobs/tmp/relstore-abc123")) << "half a blob";
+  std::ofstream(d.sub("copy-blobs/tmp/zodb-own-file")) << "not ours";
+  run("file://" + d.sub("blobs.fs"), "file://" + d.sub("copy.fs"), [&](ConvertOptions& o) {
+    o.source_blob_dir = d.sub("blobs");
+    o.destination_blob_dir = d.sub("copy-blobs");
+    o.incremental = true;
+  });
+  EXPECT_FALSE(fs::exists(d.sub("copy-blobs/tmp/relstore-abc123")));
+  EXPECT_TRUE(fs::exists(d.sub("copy-blobs/tmp/zodb-own-file")));
 }
 
 // Kills a history-free conversion part-way (as an operator's ^C or a crash would), then
