@@ -158,9 +158,21 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
     throw ConfigError(where(filename, s) + ": unsupported storage section <" + s.type +
                       ">; expected <filestorage> or <relstorage>");
   }
-  warn_unknown(s, {"keep-history", "blob-dir", "read-only", "commit-lock-timeout", "name"},
-               filename, warnings);
+  warn_unknown(
+      s,
+      {"keep-history", "blob-dir", "shared-blob-dir", "read-only", "commit-lock-timeout", "name"},
+      filename, warnings);
   out.blob_dir = s.get("blob-dir").value_or("");
+  // With shared-blob-dir false (RelStorage's default is true) blob-dir is only a cache of
+  // blobs kept in the database; it is no blob store to copy from or into.
+  if (const auto shared = s.get("shared-blob-dir");
+      shared && !zconfig_boolean(*shared, "shared-blob-dir", where(filename, s)) &&
+      !out.blob_dir.empty()) {
+    warnings.push_back(where(filename, s) + ": blob-dir " + out.blob_dir +
+                       " is a blob cache (shared-blob-dir false), not used; the blobs are in "
+                       "the database's blob_chunk table, which relstore does not read");
+    out.blob_dir.clear();
+  }
   int adapters = 0;
   for (const auto& child : s.sections) {
     if (child.type == "postgresql") {

@@ -316,5 +316,26 @@ TEST(Zodbconvert, MysqlWithoutHostUsesTheLocalSocket) {
   EXPECT_EQ(tcp.port, 3307);
 }
 
+// shared-blob-dir false makes blob-dir RelStorage's cache of blobs kept in the database:
+// no blob store to copy, so it is not used (and said so).
+TEST(Zodbconvert, ABlobCacheIsNotABlobStore) {
+  const auto config = [](const std::string& shared) {
+    return zodbconvert_config_from_text("<relstorage source>\n blob-dir /var/cache/blobs\n" +
+                                            shared +
+                                            "<sqlite3>\n data-dir /srv/db\n</sqlite3>\n"
+                                            "</relstorage>\n<filestorage destination>\n path "
+                                            "/tmp/x.fs\n</filestorage>\n",
+                                        "cache.conf");
+  };
+  const auto cache = config(" shared-blob-dir false\n");
+  EXPECT_EQ(cache.source.blob_dir, "");
+  ASSERT_EQ(cache.warnings.size(), 1u);
+  EXPECT_NE(cache.warnings[0].find("is a blob cache"), std::string::npos) << cache.warnings[0];
+  const auto shared = config(" shared-blob-dir true\n");
+  EXPECT_EQ(shared.source.blob_dir, "/var/cache/blobs");
+  EXPECT_TRUE(shared.warnings.empty());
+  EXPECT_EQ(config("").source.blob_dir, "/var/cache/blobs");  // RelStorage's default: shared
+}
+
 }  // namespace
 }  // namespace relstore
