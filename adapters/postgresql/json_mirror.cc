@@ -23,9 +23,18 @@ constexpr Statement kMode = {"", kModeSql};  // on the mirror's own connection
 // they to commit after it, rows of the zapped data would stay, and the older TIDs of data
 // loaded after would never replace them.
 constexpr Statement kWriterLock = {"", "SELECT pg_advisory_xact_lock_shared(1919249523, 5)"};
-constexpr Statement kAdvance = {"",
-                                "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $2) "
-                                "WHERE id = 0 AND last_tid = $1"};
+// A batch moves the progress from where it read it (mirror::Advance), never past the
+// newest TID the database holds now: a batch read before a zap would otherwise claim the
+// TIDs of data that is gone, and hide data loaded after with older ones.
+constexpr Statement kAdvanceHf = {
+    "",
+    "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $2) "
+    "WHERE id = 0 AND last_tid = $1 AND $2 <= (SELECT COALESCE(MAX(tid), 0) FROM object_state)"};
+constexpr Statement kAdvanceHp = {
+    "",
+    "UPDATE relstore_json_mirror SET last_tid = GREATEST(last_tid, $2) "
+    "WHERE id = 0 AND last_tid = $1 "
+    "AND $2 <= (SELECT COALESCE(MAX(tid), 0) FROM \"transaction\")"};
 constexpr Statement kHasTables = {"", "SELECT to_regclass('relstore_json_mirror') IS NOT NULL"};
 
 struct ModeQueries {
@@ -248,7 +257,8 @@ void Mirror::apply(const mirror::Batch& batch, std::optional<mirror::Advance> ad
       c.run(kWrite, p, Context::other);
     }
     if (advance) {
-      c.run(kAdvance, Params().int64(advance->from.sql()).int64(advance->to.sql()), Context::other);
+      c.run(loc_.keep_history ? kAdvanceHp : kAdvanceHf,
+            Params().int64(advance->from.sql()).int64(advance->to.sql()), Context::other);
     }
   });
 }

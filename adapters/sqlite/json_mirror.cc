@@ -23,9 +23,15 @@ constexpr const char* kAdvanceInCommit =
     "UPDATE relstore_json_mirror SET last_tid = ?1 WHERE id = 0 AND last_tid < ?1 "
     "AND NOT EXISTS (SELECT 1 FROM object_state o "
     "WHERE o.tid > relstore_json_mirror.last_tid AND o.tid <> ?1)";
-// A follow or rebuild batch (mirror::Advance).
-constexpr const char* kAdvanceBatch =
-    "UPDATE relstore_json_mirror SET last_tid = MAX(last_tid, ?2) WHERE id = 0 AND last_tid = ?1";
+// A follow or rebuild batch (mirror::Advance), never past the newest TID the database
+// holds now: a batch read before a zap would otherwise claim the TIDs of data that is
+// gone, and hide data loaded after with older ones.
+constexpr const char* kAdvanceBatchHf =
+    "UPDATE relstore_json_mirror SET last_tid = MAX(last_tid, ?2) WHERE id = 0 AND last_tid = ?1 "
+    "AND ?2 <= (SELECT COALESCE(MAX(tid), 0) FROM object_state)";
+constexpr const char* kAdvanceBatchHp =
+    "UPDATE relstore_json_mirror SET last_tid = MAX(last_tid, ?2) WHERE id = 0 AND last_tid = ?1 "
+    "AND ?2 <= (SELECT COALESCE(MAX(tid), 0) FROM \"transaction\")";
 
 // "Is (zoid, tid) still the object's current, existing state?" per mode.
 const char* still_current(bool keep_history) {
@@ -209,7 +215,10 @@ void apply(Db& db, bool keep_history, const mirror::Batch& batch,
       if (!row_exists(db, exists_now(keep_history), oid)) remove(db, oid);
     }
     if (advance) {
-      db.prepared(kAdvanceBatch).bind(1, advance->from.sql()).bind(2, advance->to.sql()).run();
+      db.prepared(keep_history ? kAdvanceBatchHp : kAdvanceBatchHf)
+          .bind(1, advance->from.sql())
+          .bind(2, advance->to.sql())
+          .run();
     }
   });
 }

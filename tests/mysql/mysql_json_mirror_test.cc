@@ -272,6 +272,34 @@ TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
   EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_json_error"), "0");
 }
 
+// A follow or rebuild batch holds the commit lock while it checks that its states are still
+// current. That check must not wait for the rows a voted commit holds: the commit waits for
+// the commit lock, and each would wait for the other (InnoDB kills one as a deadlock).
+TEST_F(MysqlMirror, AMirrorBatchDoesNotWaitForTheRowsOfAVotedCommit) {
+  for (const char* mode : {"free", "preserving"}) {
+    SCOPED_TRACE(mode);
+    const std::string uri =
+        in_commit_database(std::string("jm_batch_") + mode, std::string("?history=") + mode);
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
+    // What a voted commit of oid 1 holds (its vote's locking read).
+    auto voted = connect(db_of(uri));
+    voted->batch(std::string("START TRANSACTION; SELECT zoid FROM ") +
+                     (std::string(mode) == "free" ? "object_state" : "current_object") +
+                     " WHERE zoid = 1 FOR UPDATE",
+                 2, Context::other);
+    auto rebuilt = std::async(std::launch::async,
+                              [&] { return mirror_rebuild(uri + "&commit_lock_timeout=3"); });
+    const bool done = rebuilt.wait_for(2s) == std::future_status::ready;
+    voted->exec("ROLLBACK");
+    ASSERT_TRUE(done) << "the batch waited for the voted commit's row";
+    EXPECT_EQ(rebuilt.get().decoded, 1u);
+    auto conn = connect(db_of(uri));
+    EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_json"), "1");
+  }
+}
+
 // A change of mode waits for commits that voted under the old mode, so a commit writes its
 // rows exactly when the mode it finishes under is in-commit.
 TEST_F(MysqlMirror, AChangeOfModeWaitsForCommitsThatVoted) {

@@ -223,6 +223,28 @@ TEST_P(JsonMirror, ABatchStartedBeforeARebuildDoesNotMoveItsProgress) {
   EXPECT_EQ(rows_of(uri_), rebuilt_by_follow);
 }
 
+// A batch read from an empty mirror (progress 0) before a zap cannot tell the zap's reset
+// from its own start. Applied after it, it must not move the progress past the data the
+// database holds now, or data loaded later with older TIDs would never be mirrored.
+TEST_P(JsonMirror, ABatchReadBeforeAZapDoesNotClaimTheDataLoadedAfter) {
+  {
+    auto st = open_storage(uri_);
+    random_work(*st, 10);
+  }
+  mirror_enable(uri_, MirrorMode::follow);
+  mirror_rebuild(uri_);
+  auto db = adapter();
+  db->mirror_clear();  // the rebuild of the moment: progress 0
+  const backend::MirrorChanges changes = db->mirror_changes(Tid(0), 100000);
+  ASSERT_FALSE(changes.states.empty());
+  const mirror::Batch work = decoded(*db, changes);
+  open_storage(uri_)->zap_all();
+  db->mirror_apply(work, mirror::Advance{Tid(0), changes.database_tid});
+  EXPECT_TRUE(db->mirror_state().last_tid.is_zero())
+      << "the progress claims TIDs the database no longer holds";
+  EXPECT_EQ(mirror_status(uri_).rows, 0u);
+}
+
 // A commit that lands between a catch-up's last read and its write mirrors itself, but
 // the in-commit rule then keeps the progress below it for good; enable ends by settling
 // the progress at the newest TID under the commit lock once everything is mirrored.
