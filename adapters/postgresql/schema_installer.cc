@@ -136,7 +136,8 @@ const std::vector<std::string>& function_names() {
   static const std::vector<std::string> kNames = {
       "relstore_tid_for_epoch",    "relstore_current_tid",      "relstore_later_than",
       "relstore_records",          "relstore_lock_and_detect",  "relstore_finish",
-      "relstore_json_mirror_mode", "relstore_json_mirror_rows", "relstore_json_mirror_write",
+      "relstore_json_mirror_mode", "relstore_current_state",    "relstore_json_mirror_rows",
+      "relstore_json_mirror_write",
       "relstore_finish_mirror"};
   return kNames;
 }

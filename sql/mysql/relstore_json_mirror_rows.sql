@@ -52,12 +52,13 @@ BEGIN
       INSERT INTO object_json (zoid, tid, class_name, ghost_pickle, state, refs)
         VALUES (v_zoid, v_tid, CONVERT(v_class USING utf8mb4), v_ghost,
                 CONVERT(v_state USING utf8mb4), CONVERT(v_refs USING utf8mb4))
-        ON DUPLICATE KEY UPDATE
-          class_name = IF(tid <= v_tid, CONVERT(v_class USING utf8mb4), class_name),
-          ghost_pickle = IF(tid <= v_tid, v_ghost, ghost_pickle),
-          state = IF(tid <= v_tid, CONVERT(v_state USING utf8mb4), state),
-          refs = IF(tid <= v_tid, CONVERT(v_refs USING utf8mb4), refs),
-          tid = GREATEST(tid, v_tid);
+        ON DUPLICATE KEY UPDATE  -- as in relstore_json_mirror_write
+          class_name = IF(p_tid IS NOT NULL OR tid <= v_tid, CONVERT(v_class USING utf8mb4),
+                          class_name),
+          ghost_pickle = IF(p_tid IS NOT NULL OR tid <= v_tid, v_ghost, ghost_pickle),
+          state = IF(p_tid IS NOT NULL OR tid <= v_tid, CONVERT(v_state USING utf8mb4), state),
+          refs = IF(p_tid IS NOT NULL OR tid <= v_tid, CONVERT(v_refs USING utf8mb4), refs),
+          tid = IF(p_tid IS NOT NULL, p_tid, GREATEST(tid, v_tid));
     END;
     IF v_refused THEN
       DELETE FROM object_json WHERE zoid = v_zoid;

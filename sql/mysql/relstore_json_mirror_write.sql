@@ -45,20 +45,22 @@ BEGIN
       SELECT t.zoid, COALESCE(p_tid, t.tid), CONVERT(t.class_name USING utf8mb4),
              t.ghost_pickle, CONVERT(t.state USING utf8mb4), CONVERT(t.refs USING utf8mb4)
       FROM temp_json t WHERE t.state IS NOT NULL ORDER BY t.zoid
-      -- Never an older state over a newer row (two writers at once: a follower and an
-      -- enable). The assignments run in order and see the row as updated so far, so tid,
-      -- which the others compare with, comes last.
+      -- Never an older state over a newer row from a follower or rebuild (two writers at
+      -- once: a follower and an enable). A commit's own rows (p_tid) always replace: its
+      -- state is the current one even when its TID is older (a restore). The assignments
+      -- run in order and see the row as updated so far, so tid, which the others compare
+      -- with, comes last.
       -- object_json's columns are named in full: temp_json has columns of the same names.
       ON DUPLICATE KEY UPDATE
-        class_name = IF(object_json.tid <= COALESCE(p_tid, t.tid),
+        class_name = IF(p_tid IS NOT NULL OR object_json.tid <= t.tid,
                         CONVERT(t.class_name USING utf8mb4), object_json.class_name),
-        ghost_pickle = IF(object_json.tid <= COALESCE(p_tid, t.tid), t.ghost_pickle,
+        ghost_pickle = IF(p_tid IS NOT NULL OR object_json.tid <= t.tid, t.ghost_pickle,
                           object_json.ghost_pickle),
-        state = IF(object_json.tid <= COALESCE(p_tid, t.tid), CONVERT(t.state USING utf8mb4),
-                   object_json.state),
-        refs = IF(object_json.tid <= COALESCE(p_tid, t.tid), CONVERT(t.refs USING utf8mb4),
-                  object_json.refs),
-        tid = GREATEST(object_json.tid, COALESCE(p_tid, t.tid));
+        state = IF(p_tid IS NOT NULL OR object_json.tid <= t.tid,
+                   CONVERT(t.state USING utf8mb4), object_json.state),
+        refs = IF(p_tid IS NOT NULL OR object_json.tid <= t.tid,
+                  CONVERT(t.refs USING utf8mb4), object_json.refs),
+        tid = IF(p_tid IS NOT NULL, p_tid, GREATEST(object_json.tid, t.tid));
   END;
   IF v_refused THEN
     CALL relstore_json_mirror_rows(p_tid);

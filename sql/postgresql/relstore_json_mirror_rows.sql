@@ -1,9 +1,9 @@
 -- Writes decoded JSON mirror rows, one array element per row, and drops the error entries
 -- of the objects written. With p_guard (follow and rebuild batches, read from a snapshot
 -- that may be old by now) a row is written only if its TID is still that of the object's
--- newest revision and that revision has a state; without it (in-commit rows, which are
--- the commit's own) every row is written. An existing row is never replaced by an older
--- one. Raises data_exception when jsonb refuses a state (relstore_json_mirror_write then
+-- current revision and that revision has a state, and never over a newer row; without it
+-- (in-commit rows, which are the commit's own) every row is written and replaces what
+-- was there, even when a restore gave it an older TID. Raises data_exception when jsonb refuses a state (relstore_json_mirror_write then
 -- retries the rows one at a time).
 -- @begin
 CREATE OR REPLACE FUNCTION relstore_json_mirror_rows(
@@ -18,17 +18,17 @@ BEGIN
     FROM unnest(p_zoids, p_tids, p_class_names, p_ghosts, p_states, p_refs)
            AS u (z, t, c, g, s, r)
     WHERE NOT p_guard OR EXISTS (
-      SELECT 1 FROM (SELECT o.tid, o.state FROM object_state o WHERE o.zoid = u.z
-                     ORDER BY o.tid DESC LIMIT 1) newest
-      WHERE newest.tid = u.t AND newest.state IS NOT NULL)
+      SELECT 1 FROM relstore_current_state(u.z) cur
+      WHERE cur.tid = u.t AND cur.state IS NOT NULL)
   ON CONFLICT (zoid) DO UPDATE
     SET tid = excluded.tid, class_name = excluded.class_name,
         ghost_pickle = excluded.ghost_pickle, state = excluded.state, refs = excluded.refs
-    WHERE j.tid <= excluded.tid;
+    WHERE NOT p_guard OR j.tid <= excluded.tid;
   -- Error entries are rare: look for them only when there are any.
   IF EXISTS (SELECT 1 FROM object_json_error) THEN
     DELETE FROM object_json_error e WHERE e.zoid = ANY (p_zoids)
-      AND EXISTS (SELECT 1 FROM object_json j WHERE j.zoid = e.zoid AND j.tid >= e.tid);
+      AND EXISTS (SELECT 1 FROM object_json j WHERE j.zoid = e.zoid
+                  AND (NOT p_guard OR j.tid >= e.tid));
   END IF;
 END;
 $$;

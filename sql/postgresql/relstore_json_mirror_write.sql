@@ -15,13 +15,11 @@ RETURNS VOID
 LANGUAGE plpgsql AS $$
 BEGIN
   IF cardinality(p_deleted) > 0 THEN
-    -- Gone: no revision, or the newest one has no state.
+    -- Gone: no current revision, or one without a state.
     DELETE FROM object_json j WHERE j.zoid = ANY (p_deleted) AND (NOT p_guard OR NOT EXISTS (
-      SELECT 1 FROM (SELECT o.state FROM object_state o WHERE o.zoid = j.zoid
-                     ORDER BY o.tid DESC LIMIT 1) newest WHERE newest.state IS NOT NULL));
+      SELECT 1 FROM relstore_current_state(j.zoid) cur WHERE cur.state IS NOT NULL));
     DELETE FROM object_json_error e WHERE e.zoid = ANY (p_deleted) AND (NOT p_guard OR NOT EXISTS (
-      SELECT 1 FROM (SELECT o.state FROM object_state o WHERE o.zoid = e.zoid
-                     ORDER BY o.tid DESC LIMIT 1) newest WHERE newest.state IS NOT NULL));
+      SELECT 1 FROM relstore_current_state(e.zoid) cur WHERE cur.state IS NOT NULL));
   END IF;
   IF cardinality(p_zoids) > 0 THEN
     BEGIN
@@ -45,16 +43,15 @@ BEGIN
     WITH e AS (
       SELECT x.z, x.t, x.m FROM unnest(p_error_zoids, p_error_tids, p_errors) AS x (z, t, m)
       WHERE NOT p_guard OR EXISTS (
-        SELECT 1 FROM (SELECT o.tid, o.state FROM object_state o WHERE o.zoid = x.z
-                       ORDER BY o.tid DESC LIMIT 1) newest
-        WHERE newest.tid = x.t AND newest.state IS NOT NULL)),
+        SELECT 1 FROM relstore_current_state(x.z) cur
+        WHERE cur.tid = x.t AND cur.state IS NOT NULL)),
     dropped AS (
-      -- Not a newer row another writer put there meanwhile.
-      DELETE FROM object_json j USING e WHERE j.zoid = e.z AND j.tid <= e.t)
+      -- Not a newer row another writer put there meanwhile (a commit's own always goes).
+      DELETE FROM object_json j USING e WHERE j.zoid = e.z AND (NOT p_guard OR j.tid <= e.t))
     INSERT INTO object_json_error AS o (zoid, tid, message)
       SELECT z, t, m FROM e ORDER BY z
     ON CONFLICT (zoid) DO UPDATE SET tid = excluded.tid, message = excluded.message
-      WHERE o.tid <= excluded.tid;
+      WHERE NOT p_guard OR o.tid <= excluded.tid;
   END IF;
 END;
 $$;
