@@ -15,8 +15,8 @@
 //    autocommit, where each statement would commit, and flush, on its own):
 //    HF an INSERT … ON DUPLICATE KEY UPDATE of the 20 rows and COMMIT; HP the transaction
 //    row, the 20 object_state rows, the current_object upsert and COMMIT.
-//    History-free also against the same writes staged through a temporary table (as the
-//    PostgreSQL benchmark's raw side and relstore do), to separate the staging's cost.
+//    History-free also against the same writes staged through a temporary table (as
+//    relstore's MySQL vote does), to separate the staging's cost.
 // 3. The same with 1 object.
 #include <cppconn/prepared_statement.h>
 #include <cppconn/resultset.h>
@@ -269,8 +269,8 @@ Figures measure(const std::string& base_uri, bool hp, int objects, int rounds, i
         run(*stmt, sql);
         xw.push_back(micros(t0));
         if (hp || n != 20) continue;
-        // The same rows staged through a temporary table first, as relstore (and the
-        // PostgreSQL benchmark's raw side) does: the cost of the staging alone.
+        // The same rows staged through a temporary table first, as relstore's MySQL vote
+        // does: the cost of the staging alone.
         const auto t1 = Clock::now();
         std::string staged = "START TRANSACTION; INSERT INTO raw_temp (zoid, state) VALUES ";
         for (int k = 0; k < n; ++k) {

@@ -57,8 +57,9 @@ void relstore_write(relstore::StorageInstance& inst, const std::vector<relstore:
 }
 
 // The same writes in raw SQL: BEGIN, empty the temp table, binary COPY, insert-select
-// upsert, COMMIT — one message. The temp table is emptied as relstore empties temp_store
-// (DELETE, and TRUNCATE after 256 kB; see adapters/postgresql/store_connection.cc).
+// upsert, COMMIT — one message (the raw SQL issue #3 names). The temp table is emptied as
+// relstore empties temp_store for the large votes it still stages (DELETE, and TRUNCATE
+// after 256 kB; see adapters/postgresql/store_connection.cc).
 void raw_write(PGconn* c, uint64_t first_zoid, int n, int64_t tid, const std::string& payload) {
   static size_t copied = 0;
   const bool truncate = copied > (256u << 10);
