@@ -75,27 +75,42 @@ std::string worker_path() {
   return std::string(RELSTORE_BINARY_DIR) + "/tests/conformance/counter_worker";
 }
 
+// Starts counter_worker with `args`; its standard output is the returned stream. A failure
+// to start it is a test failure (and a null stream).
+std::pair<pid_t, FILE*> spawn_worker(const std::vector<std::string>& args) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    ADD_FAILURE() << "pipe() failed";
+    return {0, nullptr};
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  const std::string path = worker_path();
+  std::vector<char*> argv{const_cast<char*>(path.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << path;
+    close(fds[0]);
+    return {0, nullptr};
+  }
+  return {pid, fdopen(fds[0], "r")};
+}
+
 void run_processes(const std::string& uri, int processes, Storage& storage) {
   std::vector<std::pair<pid_t, FILE*>> children;
   for (int i = 0; i < processes; ++i) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    const std::string path = worker_path();
-    const std::string count = std::to_string(kCommitsEach);
-    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>(uri.c_str()),
-                    const_cast<char*>(count.c_str()), nullptr};
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0) << path;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    children.emplace_back(pid, fdopen(fds[0], "r"));
+    children.push_back(spawn_worker({uri, std::to_string(kCommitsEach)}));
   }
   int total = 0;
   for (auto& [pid, out] : children) {
+    if (!out) continue;  // spawn_worker has failed the test
     int done = 0, conflicts = 0;
     EXPECT_EQ(std::fscanf(out, "%d %d", &done, &conflicts), 2) << "worker printed nothing";
     fclose(out);
@@ -141,21 +156,7 @@ TEST_P(ConcurrencyCounter, ProcessesAllocatingAtOnceGetDistinctOids) {
   constexpr int kProcesses = 3, kEach = 300;
   std::vector<std::pair<pid_t, FILE*>> children;
   for (int i = 0; i < kProcesses; ++i) {
-    int fds[2];
-    ASSERT_EQ(pipe(fds), 0);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-    posix_spawn_file_actions_addclose(&actions, fds[0]);
-    const std::string path = worker_path();
-    const std::string count = std::to_string(kEach);
-    char* argv[] = {const_cast<char*>(path.c_str()), const_cast<char*>(uri_.c_str()),
-                    const_cast<char*>("--oids"), const_cast<char*>(count.c_str()), nullptr};
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0) << path;
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    children.emplace_back(pid, fdopen(fds[0], "r"));
+    children.push_back(spawn_worker({uri_, "--oids", std::to_string(kEach)}));
   }
   std::set<uint64_t> seen;
   size_t handed_out = 0;
@@ -164,6 +165,7 @@ TEST_P(ConcurrencyCounter, ProcessesAllocatingAtOnceGetDistinctOids) {
     ++handed_out;
   }
   for (auto& [pid, out] : children) {
+    if (!out) continue;  // spawn_worker has failed the test
     unsigned long long oid = 0, previous = 0;
     int count = 0;
     while (std::fscanf(out, "%llu", &oid) == 1) {

@@ -212,6 +212,13 @@ TEST(PostgresqlLocks, ObjectLockTimeoutIsARetryableLockConflictError) {
   EXPECT_GT(create(*inst, 8, "after"), t1);
 }
 
+// Begins `txn`, stores a new object `oid` in it and votes: what waits for the commit lock.
+void vote_new_object(StorageInstance& inst, TransactionMetaData& txn, uint64_t oid) {
+  inst.tpc_begin(txn);
+  inst.store(Oid(oid), std::nullopt, "v1", txn);
+  inst.tpc_vote(txn);
+}
+
 // The commit lock is RelStorage's: the commit_row_lock row, as its lock_and_choose_tid
 // takes it. A RelStorage commit holding it keeps relstore's finish waiting.
 TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
@@ -223,9 +230,7 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   auto holder = db.connect();
   holder->simple("BEGIN; SELECT tid FROM commit_row_lock FOR UPDATE", postgresql::Context::other);
   TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(2), std::nullopt, "v1", txn);
-  inst->tpc_vote(txn);
+  vote_new_object(*inst, txn, 2);
   try {
     inst->tpc_finish(txn);
     FAIL() << "finished while another session held the commit lock";
@@ -247,9 +252,7 @@ TEST(PostgresqlLocks, ACommitLockTableWithoutItsRowFailsTheCommit) {
   create(*inst, 1, "v1");
   db.exec("DELETE FROM commit_row_lock");
   TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(2), std::nullopt, "v1", txn);
-  inst->tpc_vote(txn);
+  vote_new_object(*inst, txn, 2);
   try {
     inst->tpc_finish(txn);
     FAIL() << "committed without the commit lock";
