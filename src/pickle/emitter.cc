@@ -59,6 +59,7 @@ bool member_less(std::string_view x, std::string_view y) {
 
 void Emitter::state(NodeId root, BTreeKind btree) {
   const size_t start = out_.size();
+  s_.big_decimals.clear();
   new_targets_ = false;
   write_state(root, btree);
   if (new_targets_) {
@@ -144,8 +145,18 @@ void Emitter::scalar(const Node& n) {
 }
 
 void Emitter::big_le(std::string_view le) {
-  bigint_le_to_decimal(le, s_.digits, s_.limbs);
-  out_.put(s_.digits);
+  // Integers up to a few hundred digits convert faster than a lookup would cost.
+  constexpr size_t kCachedFrom = 128;
+  if (le.size() < kCachedFrom) {
+    bigint_le_to_decimal(le, s_.digits, s_.limbs);
+    return out_.put(s_.digits);
+  }
+  auto [it, added] = s_.big_decimals.try_emplace(le.data());
+  if (added) {
+    bigint_le_to_decimal(le, s_.digits, s_.limbs);
+    it->second = s_.digits;
+  }
+  out_.put(it->second);
 }
 
 void Emitter::big_text(const Node& n) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pickle/json_out.h"
@@ -24,6 +25,10 @@ struct EmitScratch {
   std::string latin1;  // bytes recovered from a str (_codecs.encode)
   std::string digits;  // big integers
   std::vector<uint32_t> limbs;
+  // Decimal text of the large integers written so far in this record, by their payload's
+  // address: one memoized integer fetched a thousand times is converted once (the
+  // walker's budget counts each integer once).
+  std::unordered_map<const char*, std::string> big_decimals;
   std::vector<uint32_t> cycle_ids;  // per node, for cycle targets
 };
 

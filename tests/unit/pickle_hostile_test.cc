@@ -92,6 +92,21 @@ TEST(PickleHostile, BigIntegerBudgetPerRecord) {
                "big integers in one record too long to write in decimal");
 }
 
+// One large integer memoized and fetched a thousand times: converted to decimal once, not
+// at every use (the walker's budget counts it once; at ~2 ms a conversion, a 6 KB record
+// took seconds), and every use writes the same digits.
+TEST(PickleHostile, AMemoizedBigIntegerIsConvertedOnce) {
+  std::string b(4096, '\x11');
+  std::string ops = mark() + op(0x8b) + le(b.size(), 4) + b + put(1);
+  for (int i = 0; i < 999; ++i) ops += get(1);
+  const std::string json = decode_record(record(ops + "l")).json;
+  const std::string one = decode_record(record(op(0x8b) + le(b.size(), 4) + b)).json;
+  ASSERT_GT(one.size(), 9000u);
+  std::string expected = "[";
+  for (int i = 0; i < 1000; ++i) expected += (i ? "," : "") + one;
+  EXPECT_EQ(json, expected + "]");
+}
+
 // Many small big integers (UUIDs as ints: 16 bytes each) cost little and always decode.
 TEST(PickleHostile, ManySmallBigIntegersDecode) {
   const std::string b(16, '\x5a');
