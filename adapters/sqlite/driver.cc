@@ -161,10 +161,12 @@ std::unique_ptr<Db> open_for_reading(const std::string& path, bool immutable) {
     std::error_code ec;
     const auto wal_size = std::filesystem::file_size(path + "-wal", ec);
     if (!ec && wal_size > 0) {
-      throw StorageError(path + "-wal holds commits not yet in " + path +
-                         ", which immutable=1 would not see: open the database without it, "
+      throw StorageError(path + "-wal is not empty: it may hold commits not yet in " + path +
+                         ", which immutable=1 would not see. Open the database without it "
                          "where SQLite may create " +
-                         path + "-shm");
+                         path +
+                         "-shm, or checkpoint it there (PRAGMA wal_checkpoint(TRUNCATE)) "
+                         "before reading the copy");
     }
     return std::make_unique<Db>(uri_filename(path) + "?immutable=1",
                                 SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);

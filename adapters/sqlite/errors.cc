@@ -25,12 +25,14 @@ void throw_error(int rc, std::string_view message, Context ctx, std::string_view
     case SQLITE_CANTOPEN:
       throw StorageError("cannot open: " + text);
     case SQLITE_READONLY:
-      // A reader of a WAL database needs its -shm file, and creates it when it is missing.
+      // SQLite creates files beside the database: a WAL database's -shm, which even a
+      // reader needs, or a journal.
       if (rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT) {
         throw StorageError(
-            "cannot read the SQLite database: it is in WAL mode, its -shm file is missing and "
-            "this user may not create it in the database's directory; give write access to "
-            "the directory, or read a copy that nothing changes with ?immutable=1: " +
+            "SQLite cannot create a file it needs beside the database (the -shm file of a "
+            "WAL database, which readers need too, or a journal): this user may not write "
+            "its directory. Give write access to the directory, or read a copy that nothing "
+            "changes with ?immutable=1: " +
             text);
       }
       throw ReadOnlyError("the SQLite database is read-only: " + text);

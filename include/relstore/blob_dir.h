@@ -2,6 +2,7 @@
 // file of each (oid, tid) lives, in the `bushy` layout (default) or the older `lawn` one.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,8 @@ class BlobDir {
   std::string blob_path(Oid oid, Tid tid) const;
   // Whether that file exists; StorageError when the directory cannot be read.
   bool has_blob(Oid oid, Tid tid) const;
-  // Every committed blob file, ordered by oid then tid.
-  std::vector<BlobFile> list() const;
+  // Every committed blob file, ordered by oid then tid; with `at_most`, the first found.
+  std::vector<BlobFile> list(size_t at_most = SIZE_MAX) const;
 
   // Writes a committed blob: to a temporary file under `tmp/`, then renamed into place and
   // made read-only, so a reader never sees a partial blob.

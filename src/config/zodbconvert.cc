@@ -4,7 +4,9 @@
 #include <cctype>
 #include <charconv>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "option_values.h"
@@ -76,10 +78,15 @@ void warn_unknown(const ZConfigSection& s, std::initializer_list<std::string_vie
 }
 
 // Where libmysqlclient looks for the local server: $MYSQL_UNIX_PORT, else the socket
-// Debian's MariaDB and MySQL packages use.
-std::string default_mysql_socket() {
+// Debian's MariaDB and MySQL packages use (the client library's default here). None when
+// that file does not exist: then TCP to localhost, as before, rather than a socket that
+// another system keeps elsewhere (/var/lib/mysql/mysql.sock, /tmp/mysql.sock).
+std::optional<std::string> default_mysql_socket() {
   const char* env = std::getenv("MYSQL_UNIX_PORT");
-  return env && *env ? env : "/run/mysqld/mysqld.sock";
+  const std::string path = env && *env ? env : "/run/mysqld/mysqld.sock";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::nullopt;
+  return path;
 }
 
 void set_history(StorageUri& uri, const ZConfigSection& relstorage, const std::string& filename) {
@@ -199,7 +206,7 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
       // authentication is; the connector we use would go through TCP to port 3306. A
       // port says TCP is meant, so it keeps TCP (libmysqlclient would quietly ignore it).
       if (!out.uri.params.count("unix_socket") && out.uri.host == "localhost" && !port) {
-        out.uri.params["unix_socket"] = default_mysql_socket();
+        if (auto socket = default_mysql_socket()) out.uri.params["unix_socket"] = *socket;
       }
     } else if (child.type == "sqlite3") {
       warn_unknown(child, {"data-dir", "driver", "gevent_yield_interval"}, filename, warnings);

@@ -107,7 +107,8 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
   return out;
 }
 
-std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit) {
+std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit,
+                                         const Blobs& blobs) {
   std::vector<std::string> out;
   std::optional<RecordIterResult> a = src.record_iternext(std::nullopt);
   std::optional<RecordIterResult> b = dst.record_iternext(std::nullopt);
@@ -126,6 +127,10 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
         out.push_back("oid " + a->oid.hex() + ": serial " + a->tid.hex() + " vs " + b->tid.hex());
       } else if (a->data != b->data) {
         out.push_back("oid " + a->oid.hex() + ": data differs");
+      } else if (blobs.destination && is_blob_record(a->data)) {
+        if (auto d = compare_blob(a->oid, a->tid, blobs)) {
+          out.push_back("oid " + a->oid.hex() + ": " + *d);
+        }
       }
       advance(src, a);
       advance(dst, b);
@@ -146,7 +151,7 @@ std::vector<std::string> compare_storages(Storage& source, Storage& destination,
   if (source.keep_history() && destination.keep_history()) {
     return compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
   }
-  return compare_current(*src, *dst, limit);
+  return compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
 }
 
 bool is_blob_record(std::string_view record) {

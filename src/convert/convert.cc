@@ -477,11 +477,11 @@ void refuse_blob_files_of_another(const ConvertOptions& o) {
   if (o.destination_blob_dir.empty() || o.dry_run) return;
   std::error_code ec;
   if (!std::filesystem::exists(o.destination_blob_dir, ec)) return;
-  const size_t files = BlobDir::open(o.destination_blob_dir).list().size();
-  if (files == 0) return;
-  throw ConfigError("the destination blob directory " + o.destination_blob_dir + " holds " +
-                    std::to_string(files) +
-                    " blob files, and this conversion starts the destination " +
+  const auto found = BlobDir::open(o.destination_blob_dir).list(1);  // one tells enough
+  if (found.empty()) return;
+  throw ConfigError("the destination blob directory " + o.destination_blob_dir +
+                    " holds blob files (" + found[0].path +
+                    "), and this conversion starts the destination " +
                     (o.clear ? "over (--clear empties the Data.fs, not its blobs)" : "empty") +
                     ": remove them or give an empty directory (--incremental resumes an "
                     "interrupted conversion of the same source); nothing was changed");

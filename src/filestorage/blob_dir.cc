@@ -168,7 +168,7 @@ std::string layout_name(BlobLayout layout) {
   return layout == BlobLayout::bushy ? "bushy" : "lawn";
 }
 
-std::vector<BlobFile> BlobDir::list() const {
+std::vector<BlobFile> BlobDir::list(size_t at_most) const {
   std::vector<BlobFile> out;
   std::error_code ec;
   const fsys::path root = dir_;
@@ -198,6 +198,7 @@ std::vector<BlobFile> BlobDir::list() const {
       if (levels == 8) oid = v;
     }
     if (oid && tid) out.push_back({Oid(*oid), Tid(*tid), p.string()});
+    if (out.size() >= at_most) break;
   }
   if (ec) fail("cannot list blob directory " + dir_, ec);
   std::sort(out.begin(), out.end(), [](const BlobFile& a, const BlobFile& b) {

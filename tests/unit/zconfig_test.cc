@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
 
 #include "config/zodbconvert.h"
 #include "relstore/errors.h"
+#include "support/temp_dir.h"
 
 namespace relstore {
 namespace {
@@ -302,12 +304,16 @@ TEST(Zodbconvert, MysqlWithoutHostUsesTheLocalSocket) {
                                         "socket.conf")
         .source.uri;
   };
-  ::unsetenv("MYSQL_UNIX_PORT");
-  EXPECT_EQ(source("").params.at("unix_socket"), "/run/mysqld/mysqld.sock");
-  EXPECT_EQ(source(" host localhost\n").params.at("unix_socket"), "/run/mysqld/mysqld.sock");
+  testing::TempDir d;
+  const std::string socket = d.sub("mysqld.sock");
+  std::ofstream(socket) << "";  // stands in for the server's socket
+  ::setenv("MYSQL_UNIX_PORT", socket.c_str(), 1);
+  EXPECT_EQ(source("").params.at("unix_socket"), socket);
+  EXPECT_EQ(source(" host localhost\n").params.at("unix_socket"), socket);
   EXPECT_EQ(source(" unix_socket /srv/my.sock\n").params.at("unix_socket"), "/srv/my.sock");
-  ::setenv("MYSQL_UNIX_PORT", "/tmp/other.sock", 1);
-  EXPECT_EQ(source("").params.at("unix_socket"), "/tmp/other.sock");
+  // No such socket on this system: TCP to localhost, as without this rule.
+  ::setenv("MYSQL_UNIX_PORT", d.sub("none.sock").c_str(), 1);
+  EXPECT_EQ(source("").params.count("unix_socket"), 0u);
   ::unsetenv("MYSQL_UNIX_PORT");
   // A host, or a port, means TCP.
   EXPECT_EQ(source(" host db.example\n").params.count("unix_socket"), 0u);
