@@ -200,8 +200,12 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
     append_binary_literal(sql, req.meta->extension);
   }
   // In-commit JSON mirror: the rows go into temp_json in the same round trip, and the
-  // procedure writes them with the commit's TID.
-  sql += req.mirror ? ", TRUE)" : ", FALSE)";
+  // procedure writes them with the commit's TID. An empty commit's vote returned no rows to
+  // carry the mode: NULL lets the history-preserving procedure read it (a history-free
+  // database keeps no trace of an empty commit to follow).
+  sql += req.mirror                                                            ? ", TRUE)"
+         : req.records.empty() && !mirror_in_commit_ && settings_.keep_history ? ", NULL)"
+                                                                               : ", FALSE)";
   std::optional<Tid> tid;
   const RowsCallback on_rows = [&](Rows& r) {
     if (r.next()) tid = Tid::from_sql(r.int64(0));

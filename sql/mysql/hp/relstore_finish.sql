@@ -1,7 +1,8 @@
 -- Finish, history-preserving, in one CALL: takes the commit lock, chooses the TID from the
 -- server's clock (unless restoring with p_tid), records the transaction, moves temp_store
 -- into object_state and current_object, writes the JSON mirror's rows when p_mirror
--- (docs/json-mirror.md), commits, and returns the TID.
+-- (docs/json-mirror.md; NULL: an empty commit whose vote could not tell the mode),
+-- commits, and returns the TID.
 CREATE PROCEDURE relstore_finish(IN p_tid BIGINT, IN p_packed BOOLEAN, IN p_username BLOB,
                                  IN p_description BLOB, IN p_extension BLOB,
                                  IN p_mirror BOOLEAN)
@@ -39,6 +40,17 @@ BEGIN
       WHERE m.id = 0 AND m.last_tid < v_tid
         AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > m.last_tid AND o.tid < v_tid)
         AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > v_tid);
+  ELSEIF p_mirror IS NULL THEN
+    -- An empty commit, whose vote could not tell the mirror's mode (it comes with the rows
+    -- of the objects written): in in-commit mode the progress follows it as it follows any
+    -- commit. The vote's share lock on the mode holds it as read here.
+    BEGIN
+      DECLARE CONTINUE HANDLER FOR 1146 BEGIN END;  -- no mirror tables (before 0002)
+      UPDATE relstore_json_mirror m SET m.last_tid = v_tid
+        WHERE m.id = 0 AND m.mode = 'in-commit' AND m.last_tid < v_tid
+          AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > m.last_tid AND o.tid < v_tid)
+          AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > v_tid);
+    END;
   END IF;
   DELETE FROM temp_store;
   COMMIT;
