@@ -63,19 +63,6 @@ Tid commit(StorageInstance& inst, const std::map<Oid, Bytes>& states,
   return inst.tpc_finish(txn);
 }
 
-std::string db_of(const std::string& uri) { return StorageUri::parse(uri).database; }
-
-std::string scalar(Connection& conn, const std::string& sql) {
-  std::string out = "NULL";
-  conn.batch(
-      sql, 1,
-      [&](Rows& r) {
-        if (r.next() && !r.is_null(0)) out = r.bytes(0);
-      },
-      Context::read);
-  return out;
-}
-
 // The rows travel with the finish call: a mirrored commit takes as many round trips as
 // one without the mirror.
 TEST_F(MysqlMirror, ATwentyObjectWriteKeepsItsRoundTripsWithTheMirrorOn) {

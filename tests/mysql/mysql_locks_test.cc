@@ -62,6 +62,55 @@ TEST_F(MysqlLocks, AReadCurrentOfAnObjectBeingCommittedFailsAtOnce) {
   }
 }
 
+// A vote with readCurrent takes its exclusive locks before its share locks, as RelStorage
+// 3.5+ does: waiting for an object another committer holds, it holds no share lock that
+// committer could need next, so the two cannot deadlock.
+TEST_F(MysqlLocks, AReadCurrentVoteHoldsNoShareLockWhileItWaits) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri =
+        fresh_database("lock_order", hp ? "?history=preserving" : "?history=free");
+    auto st = open_storage(uri + "&commit_lock_timeout=20");
+    auto writer = st->new_instance();
+    TransactionMetaData create{"", "", ""};
+    writer->tpc_begin(create);
+    writer->store(Oid(1), std::nullopt, "read", create);
+    writer->store(Oid(2), std::nullopt, "written", create);
+    writer->tpc_vote(create);
+    const Tid t1 = writer->tpc_finish(create);
+
+    // Another committer (RelStorage, say) holds object 2 and will want object 1 next.
+    const char* table = hp ? "current_object" : "object_state";
+    auto other = connect(db_of(uri));
+    other->batch(
+        std::string("START TRANSACTION; SELECT zoid FROM ") + table + " WHERE zoid = 2 FOR UPDATE",
+        2, Context::other);
+    auto reader = st->new_instance();
+    TransactionMetaData depends{"", "", ""};
+    reader->tpc_begin(depends);
+    reader->check_current_serial(Oid(1), t1, depends);
+    reader->store(Oid(2), t1, "depends on 1", depends);
+    auto voted = std::async(std::launch::async, [&] { return reader->tpc_vote(depends); });
+    // Wait until the vote waits for object 2.
+    auto watcher = connect(db_of(uri));
+    bool waiting = false;
+    for (int i = 0; i < 200 && !waiting; ++i) {
+      waiting = scalar(*watcher,
+                       "SELECT COUNT(*) FROM information_schema.INNODB_TRX "
+                       "WHERE trx_state = 'LOCK WAIT'") == "1";
+      if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(waiting) << "the vote never waited for object 2";
+    // Taking object 1 now deadlocked when the vote held its share lock while waiting.
+    EXPECT_NO_THROW(
+        other->exec(std::string("SELECT zoid FROM ") + table + " WHERE zoid = 1 FOR UPDATE"));
+    other->exec("ROLLBACK");
+    EXPECT_NO_THROW(voted.get());
+    writer->tpc_abort(create);
+    reader->tpc_finish(depends);
+  }
+}
+
 TEST_F(MysqlLocks, TheCommitLockIsTheRowOfCommitRowLock) {
   // RelStorage's commit lock: while another session holds commit_row_lock's row, finish
   // waits and gives UnableToAcquireCommitLockError after commit_lock_timeout.

@@ -76,4 +76,17 @@ Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const 
   return inst.tpc_finish(txn);
 }
 
+std::string db_of(const std::string& uri) { return StorageUri::parse(uri).database; }
+
+std::string scalar(Connection& conn, const std::string& sql) {
+  std::string out = "NULL";
+  conn.batch(
+      sql, 1,
+      [&](Rows& r) {
+        if (r.next() && !r.is_null(0)) out = r.bytes(0);
+      },
+      Context::read);
+  return out;
+}
+
 }  // namespace relstore::mysql::testing

@@ -32,6 +32,11 @@ class MysqlServerTest : public ::testing::Test {
   StorageUri base_;
 };
 
+// The database name of a mysql: URI.
+std::string db_of(const std::string& uri);
+// The first column of the first row `sql` returns on `conn`, as text ("NULL" for none).
+std::string scalar(Connection& conn, const std::string& sql);
+
 // Commits `data` to `oid` in a transaction of its own (serial none: a new object); returns
 // the TID.
 Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const std::string& data);

@@ -1,5 +1,5 @@
--- Vote, history-free: takes the readCurrent shared locks without waiting, then exclusive
--- locks on the object_state rows of the objects written, in OID order (the locks
+-- Vote, history-free: takes exclusive locks on the object_state rows of the objects
+-- written, in OID order, then the readCurrent shared locks without waiting (the locks
 -- RelStorage takes, so both can commit to one database at once), and returns one result
 -- set (kind, zoid, tid, given, state, mode):
 --   'L'  a readCurrent object is locked by another committer;
@@ -32,6 +32,15 @@ proc: BEGIN
   END;
 
   IF p_read_current THEN
+    -- The exclusive locks first, then the share locks, as RelStorage 3.5+ and relstore's
+    -- PostgreSQL vote take them: a vote waits only while it holds no share lock, so a
+    -- readCurrent cannot close a deadlock cycle (a vote holding a share lock on A while
+    -- waiting for B, a committer holding B and waiting for A). temp_store holds the
+    -- records in OID order (the client sends them sorted), and the locking SELECT at the
+    -- end takes these rows again, already held.
+    SELECT COUNT(*) INTO v_count
+      FROM temp_store t STRAIGHT_JOIN object_state c ON c.zoid = t.zoid
+      FOR UPDATE;
     SET v_wait = @@SESSION.innodb_lock_wait_timeout;
     BEGIN
       -- Shared locks never wait: a row held exclusively belongs to an object being
