@@ -49,7 +49,7 @@ struct DecodeOptions {
   bool decimal_as_string = false;
   // PostgreSQL's jsonb rejects the escape \u0000: true writes U+FFFD for NUL characters.
   bool replace_nul = false;
-  // Upper bound of the JSON text; 0 means 64 × the record size + 1 MiB. Shared sub-objects
+  // Upper bound of the JSON text; 0 means 64 × the record size + 16 MiB. Shared sub-objects
   // are expanded at every use, so a small record could otherwise produce huge output.
   size_t max_output_bytes = 0;
 };
