@@ -51,18 +51,6 @@ std::string nested_lists(int depth) {
   return std::string(n, '(') + "]" + std::string(n, 'l');
 }
 
-Tid commit(StorageInstance& inst, const std::map<Oid, Bytes>& states,
-           const std::map<Oid, Tid>& serials = {}) {
-  TransactionMetaData txn{"", "", ""};
-  inst.tpc_begin(txn);
-  for (const auto& [oid, data] : states) {
-    const auto it = serials.find(oid);
-    inst.store(oid, it == serials.end() ? std::nullopt : std::optional<Tid>(it->second), data, txn);
-  }
-  inst.tpc_vote(txn);
-  return inst.tpc_finish(txn);
-}
-
 // The rows travel with the finish call: a mirrored commit takes as many round trips as
 // one without the mirror.
 TEST_F(MysqlMirror, ATwentyObjectWriteKeepsItsRoundTripsWithTheMirrorOn) {
@@ -76,14 +64,14 @@ TEST_F(MysqlMirror, ATwentyObjectWriteKeepsItsRoundTripsWithTheMirrorOn) {
     for (uint64_t oid = 1; oid <= 20; ++oid) {
       states[Oid(oid)] = record("myapp\nThing", dict_with_text("first"));
     }
-    Tid tid = commit(*inst, states);  // warms up the connections
+    Tid tid = commit_states(*inst, states);  // warms up the connections
     std::map<Oid, Tid> serials;
     for (const auto& [oid, unused] : states) serials[oid] = tid;
     auto trips = [&](const std::string& text) {
       for (auto& [oid, data] : states) data = record("myapp\nThing", dict_with_text(text));
       inst->poll_invalidations();
       const uint64_t before = st->stats().round_trips;
-      tid = commit(*inst, states, serials);
+      tid = commit_states(*inst, states, serials);
       for (auto& [oid, serial] : serials) serial = tid;
       return st->stats().round_trips - before;
     };
@@ -111,7 +99,7 @@ TEST_F(MysqlMirror, NulCharactersAreKept) {
   const std::string uri = in_commit_database("jm_nul", "?history=free");
   auto st = open_storage(uri);
   auto inst = st->new_instance();
-  commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text(std::string("b\0c", 3)))}});
+  commit_states(*inst, {{Oid(1), record("myapp\nThing", dict_with_text(std::string("b\0c", 3)))}});
   auto conn = connect(db_of(uri));
   EXPECT_EQ(scalar(*conn, "SELECT HEX(JSON_UNQUOTE(JSON_EXTRACT(state, '$.a'))) FROM object_json"),
             "620063");
@@ -128,15 +116,16 @@ TEST_F(MysqlMirror, RowsTheServerRefusesBecomeErrorEntries) {
         in_commit_database("jm_refused", hp ? "?history=preserving" : "?history=free");
     auto st = open_storage(uri);
     auto inst = st->new_instance();
-    const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("ok"))},
-                                     {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
+    const Tid first =
+        commit_states(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("ok"))},
+                              {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
     const Bytes deep = record("myapp\nDeep", nested_lists(150));
-    const Tid second =
-        commit(*inst,
-               {{Oid(1), deep},
-                {Oid(2), record("myapp\nThing", dict_with_text("still ok"))},
-                {Oid(3), record("myapp\n" + std::string(300, 'C'), dict_with_text("long name"))}},
-               {{Oid(1), first}, {Oid(2), first}});
+    const Tid second = commit_states(
+        *inst,
+        {{Oid(1), deep},
+         {Oid(2), record("myapp\nThing", dict_with_text("still ok"))},
+         {Oid(3), record("myapp\n" + std::string(300, 'C'), dict_with_text("long name"))}},
+        {{Oid(1), first}, {Oid(2), first}});
     EXPECT_EQ(inst->load(Oid(1)).data, deep);
     auto conn = connect(db_of(uri));
     EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid) FROM object_json"), "2");
@@ -171,7 +160,7 @@ TEST_F(MysqlMirror, ARowLongerThanAPacketBecomesAnErrorEntry) {
   auto st = open_storage(uri);
   auto inst = st->new_instance();
   const Tid tid =
-      commit(*inst, {{Oid(1), big}, {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
+      commit_states(*inst, {{Oid(1), big}, {Oid(2), record("myapp\nThing", dict_with_text("ok"))}});
   EXPECT_EQ(inst->load(Oid(1)).data, big);
   EXPECT_EQ(scalar(*conn, "SELECT GROUP_CONCAT(zoid) FROM object_json"), "2");
   EXPECT_EQ(scalar(*conn, "SELECT CONCAT(zoid, ':', tid = " + std::to_string(tid.sql()) +
@@ -213,7 +202,8 @@ TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
   const std::string uri = in_commit_database("jm_deadlock", "?history=free");
   auto st = open_storage(uri);
   auto inst = st->new_instance();
-  const Tid first = commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
+  const Tid first =
+      commit_states(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
 
   // InnoDB spares a transaction that has changed a non-transactional table (as a commit
   // has, through its MyISAM or Aria temporary tables) unless the other has too; then it
@@ -231,20 +221,16 @@ TEST_F(MysqlMirror, ADeadlockWritingTheMirrorFailsTheCommit) {
       4, Context::other);
   inst->poll_invalidations();
   auto finished = std::async(std::launch::async, [&] {
-    return commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("second"))}},
-                  {{Oid(1), first}});
+    return commit_states(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("second"))}},
+                         {{Oid(1), first}});
   });
   // Wait until the finish holds the commit lock and waits for the mirror row (the
   // processlist shows a session's current statement inside a procedure).
   auto watcher = connect(db_of(uri));
-  bool waiting = false;
-  for (int i = 0; i < 200 && !waiting; ++i) {
-    waiting = scalar(*watcher,
-                     "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                     "WHERE INFO LIKE 'INSERT INTO object_json %'") == "1";
-    if (!waiting) std::this_thread::sleep_for(50ms);
-  }
-  ASSERT_TRUE(waiting) << "the finish never reached the mirror row";
+  ASSERT_TRUE(eventually_one(*watcher,
+                             "SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                             "WHERE INFO LIKE 'INSERT INTO object_json %'"))
+      << "the finish never reached the mirror row";
   ASSERT_EQ(finished.wait_for(0ms), std::future_status::timeout);
   holder->exec("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE");
   holder->exec("ROLLBACK");
@@ -269,7 +255,7 @@ TEST_F(MysqlMirror, AMirrorBatchDoesNotWaitForTheRowsOfAVotedCommit) {
         in_commit_database(std::string("jm_batch_") + mode, std::string("?history=") + mode);
     auto st = open_storage(uri);
     auto inst = st->new_instance();
-    commit(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
+    commit_states(*inst, {{Oid(1), record("myapp\nThing", dict_with_text("first"))}});
     // What a voted commit of oid 1 holds (its vote's locking read).
     auto voted = connect(db_of(uri));
     voted->batch(std::string("START TRANSACTION; SELECT zoid FROM ") +

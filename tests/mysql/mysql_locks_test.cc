@@ -21,12 +21,7 @@ TEST_F(MysqlLocks, AReadCurrentOfAnObjectBeingCommittedFailsAtOnce) {
     const std::string uri = fresh_database("locks", hp ? "?history=preserving" : "?history=free");
     auto st = open_storage(uri + "&commit_lock_timeout=20");
     auto writer = st->new_instance();
-    TransactionMetaData create{"", "", ""};
-    writer->tpc_begin(create);
-    writer->store(Oid(1), std::nullopt, "v1", create);
-    writer->store(Oid(2), std::nullopt, "other", create);
-    writer->tpc_vote(create);
-    const Tid t1 = writer->tpc_finish(create);
+    const Tid t1 = commit_states(*writer, {{Oid(1), "v1"}, {Oid(2), "other"}});
 
     // The writer holds object 1's row exclusively between vote and finish.
     TransactionMetaData update{"", "", ""};
@@ -72,12 +67,7 @@ TEST_F(MysqlLocks, AReadCurrentVoteHoldsNoShareLockWhileItWaits) {
         fresh_database("lock_order", hp ? "?history=preserving" : "?history=free");
     auto st = open_storage(uri + "&commit_lock_timeout=20");
     auto writer = st->new_instance();
-    TransactionMetaData create{"", "", ""};
-    writer->tpc_begin(create);
-    writer->store(Oid(1), std::nullopt, "read", create);
-    writer->store(Oid(2), std::nullopt, "written", create);
-    writer->tpc_vote(create);
-    const Tid t1 = writer->tpc_finish(create);
+    const Tid t1 = commit_states(*writer, {{Oid(1), "read"}, {Oid(2), "written"}});
 
     // Another committer (RelStorage, say) holds object 2 and will want object 1 next.
     const char* table = hp ? "current_object" : "object_state";
@@ -93,20 +83,15 @@ TEST_F(MysqlLocks, AReadCurrentVoteHoldsNoShareLockWhileItWaits) {
     auto voted = std::async(std::launch::async, [&] { return reader->tpc_vote(depends); });
     // Wait until the vote waits for object 2.
     auto watcher = connect(db_of(uri));
-    bool waiting = false;
-    for (int i = 0; i < 200 && !waiting; ++i) {
-      waiting = scalar(*watcher,
-                       "SELECT COUNT(*) FROM information_schema.INNODB_TRX "
-                       "WHERE trx_state = 'LOCK WAIT'") == "1";
-      if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    ASSERT_TRUE(waiting) << "the vote never waited for object 2";
+    ASSERT_TRUE(eventually_one(*watcher,
+                               "SELECT COUNT(*) FROM information_schema.INNODB_TRX "
+                               "WHERE trx_state = 'LOCK WAIT'"))
+        << "the vote never waited for object 2";
     // Taking object 1 now deadlocked when the vote held its share lock while waiting.
     EXPECT_NO_THROW(
         other->exec(std::string("SELECT zoid FROM ") + table + " WHERE zoid = 1 FOR UPDATE"));
     other->exec("ROLLBACK");
     EXPECT_NO_THROW(voted.get());
-    writer->tpc_abort(create);
     reader->tpc_finish(depends);
   }
 }

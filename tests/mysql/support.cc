@@ -1,8 +1,10 @@
 #include "mysql/support.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "schema/migrations.h"
 
@@ -74,6 +76,26 @@ Tid commit_one(StorageInstance& inst, Oid oid, std::optional<Tid> serial, const 
   inst.store(oid, serial, data, txn);
   inst.tpc_vote(txn);
   return inst.tpc_finish(txn);
+}
+
+Tid commit_states(StorageInstance& inst, const std::map<Oid, Bytes>& states,
+                  const std::map<Oid, Tid>& serials) {
+  TransactionMetaData txn{"", "", ""};
+  inst.tpc_begin(txn);
+  for (const auto& [oid, data] : states) {
+    const auto it = serials.find(oid);
+    inst.store(oid, it == serials.end() ? std::nullopt : std::optional<Tid>(it->second), data, txn);
+  }
+  inst.tpc_vote(txn);
+  return inst.tpc_finish(txn);
+}
+
+bool eventually_one(Connection& conn, const std::string& sql) {
+  for (int i = 0; i < 500; ++i) {
+    if (scalar(conn, sql) == "1") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 std::string db_of(const std::string& uri) { return StorageUri::parse(uri).database; }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -31,6 +32,13 @@ class MysqlServerTest : public ::testing::Test {
 
   StorageUri base_;
 };
+
+// Commits `states` in one transaction (serial none unless `serials` gives one); returns
+// the TID.
+Tid commit_states(StorageInstance& inst, const std::map<Oid, Bytes>& states,
+                  const std::map<Oid, Tid>& serials = {});
+// Polls `sql` on `conn` until it returns "1", for up to 10 s; false if it never did.
+bool eventually_one(Connection& conn, const std::string& sql);
 
 // The database name of a mysql: URI.
 std::string db_of(const std::string& uri);
