@@ -7,7 +7,25 @@
 namespace relstore::conformance {
 namespace {
 
-using Mvcc = StorageTest;
+class Mvcc : public StorageTest {
+ protected:
+  // A reader whose snapshot holds oid 1 at "v1" (t1), then, committed after it through
+  // inst_, oid 1 at "v2" (t2) and a new oid 2.
+  struct Moved {
+    std::unique_ptr<StorageInstance> reader;
+    Tid t1, t2;
+  };
+  Moved snapshot_then_commits() {
+    Moved m;
+    m.t1 = create(1, "v1");
+    m.reader = storage_->new_instance();
+    m.reader->poll_invalidations();
+    EXPECT_EQ(m.reader->load(Oid(1)).data, "v1");
+    m.t2 = commit(*inst_, {{1, "v2"}}, {{1, m.t1}});
+    create(2, "new object");
+    return m;
+  }
+};
 
 std::vector<Oid> sorted(std::vector<Oid> v) {
   std::sort(v.begin(), v.end());
@@ -16,12 +34,7 @@ std::vector<Oid> sorted(std::vector<Oid> v) {
 
 // Line 34.
 TEST_P(Mvcc, AnInstanceSeesAStableSnapshotUntilItPolls) {
-  const Tid t1 = create(1, "v1");
-  auto reader = storage_->new_instance();
-  reader->poll_invalidations();
-  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
-  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
-  create(2, "new object");
+  auto [reader, t1, t2] = snapshot_then_commits();
   EXPECT_EQ(reader->load(Oid(1)).data, "v1");
   EXPECT_EQ(reader->load(Oid(1)).tid, t1);
   EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
@@ -64,12 +77,7 @@ TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
 // Line 34 for the other reads: load_before, history and record_iternext answer from the
 // same snapshot as load, not from whatever was committed since.
 TEST_P(Mvcc, EveryReadAnswersFromTheSnapshot) {
-  const Tid t1 = create(1, "v1");
-  auto reader = storage_->new_instance();
-  reader->poll_invalidations();
-  EXPECT_EQ(reader->load(Oid(1)).data, "v1");
-  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
-  create(2, "new object");
+  auto [reader, t1, t2] = snapshot_then_commits();
 
   const auto before = reader->load_before(Oid(1), Tid(~uint64_t{0}));
   ASSERT_TRUE(before);
