@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "conflict_resolution.h"
+
 namespace relstore::fs {
 
 FileInstance::FileInstance(std::shared_ptr<FileStorage> storage, std::optional<Tid> before,
@@ -195,16 +197,9 @@ Bytes FileInstance::resolve_conflict(Oid oid, Tid given, Tid committed, const By
   } catch (const POSKeyError&) {
     if (!committed_state) throw unresolved;  // deleted meanwhile: nothing to merge with
   }
-  std::optional<Bytes> merged;
-  try {
-    merged = resolver(
-        ConflictInput{oid, given, committed, old ? &*old : nullptr, *committed_state, mine});
-  } catch (...) {
-    throw unresolved;
-  }
-  // An empty state is no pickle, and written it would read as the object's deletion.
-  if (!merged || merged->empty()) throw unresolved;
-  return std::move(*merged);
+  return resolve_with(
+      resolver, ConflictInput{oid, given, committed, old ? &*old : nullptr, *committed_state, mine},
+      unresolved);
 }
 
 void FileInstance::store(Oid oid, std::optional<Tid> serial, const Bytes& data,

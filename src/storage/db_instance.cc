@@ -5,6 +5,7 @@
 #include <shared_mutex>
 
 #include "backend/oid_order.h"
+#include "conflict_resolution.h"
 #include "md5.h"
 #include "relstore/errors.h"
 #include "storage/db_storage.h"
@@ -290,15 +291,10 @@ Bytes DbInstance::resolve(const backend::ConflictRow& c, const backend::PendingR
     auto row = load_conn().load_revision(c.oid, c.given);
     if (row && row->state) old = std::move(row->state);
   }
-  std::optional<Bytes> merged;
-  try {
-    merged = resolver(ConflictInput{c.oid, c.given, c.committed, old ? &*old : nullptr,
-                                    *c.committed_state, *mine.state});
-  } catch (...) {
-    throw unresolved;  // a failing resolver is an unresolved conflict, nothing else escapes
-  }
-  if (!merged || merged->empty()) throw unresolved;  // an empty state is no pickle
-  return std::move(*merged);
+  return resolve_with(resolver,
+                      ConflictInput{c.oid, c.given, c.committed, old ? &*old : nullptr,
+                                    *c.committed_state, *mine.state},
+                      unresolved);
 }
 
 std::vector<Oid> DbInstance::tpc_vote(const TransactionMetaData& txn) {
