@@ -145,20 +145,24 @@ uint64_t FileStorage::generation() const {
   return generation_;
 }
 
-std::optional<FileStorage::Revision> FileStorage::revision_before(Oid oid,
-                                                                  std::optional<Tid> before) const {
-  std::shared_lock lock(mu_);
-  check_open();
-  const auto entry = index_.find(oid);
-  if (!entry) throw POSKeyError(oid);
-  const Scanner sc = scanner();
-  Revision r{sc.data_header_at(entry->pos), std::nullopt};
+std::optional<FileStorage::Revision> FileStorage::revision_as_of(const Scanner& sc, uint64_t pos,
+                                                                 std::optional<Tid> before) const {
+  Revision r{sc.data_header_at(pos), std::nullopt};
   while (before && r.rec.tid >= *before) {
     if (r.rec.prev == 0) return std::nullopt;
     r.end = r.rec.tid;
     r.rec = sc.prev_record(r.rec);
   }
   return r;
+}
+
+std::optional<FileStorage::Revision> FileStorage::revision_before(Oid oid,
+                                                                  std::optional<Tid> before) const {
+  std::shared_lock lock(mu_);
+  check_open();
+  const auto entry = index_.find(oid);
+  if (!entry) throw POSKeyError(oid);
+  return revision_as_of(scanner(), entry->pos, before);
 }
 
 std::optional<DataHeader> FileStorage::revision_at(Oid oid, Tid tid) const {
@@ -192,11 +196,9 @@ std::vector<HistoryEntry> FileStorage::history(Oid oid, size_t size,
   if (!entry) throw POSKeyError(oid);
   const Scanner sc = scanner();
   std::vector<HistoryEntry> out;
-  DataHeader rec = sc.data_header_at(entry->pos);
-  while (before && rec.tid >= *before) {
-    if (rec.prev == 0) throw POSKeyError(oid);
-    rec = sc.prev_record(rec);
-  }
+  const auto newest = revision_as_of(sc, entry->pos, before);
+  if (!newest) throw POSKeyError(oid);
+  DataHeader rec = newest->rec;
   while (out.size() < size) {
     const TxnHeader t = sc.txn_header_at(rec.tloc);
     HistoryEntry e;
@@ -228,25 +230,16 @@ std::optional<RecordIterResult> FileStorage::record_iternext(std::optional<Oid> 
   std::shared_lock lock(mu_);
   check_open();
   const Scanner sc = scanner();
-  // The revision current just before `before`, if it holds data; the newest otherwise.
-  const auto as_of = [&](uint64_t pos) -> std::optional<DataHeader> {
-    DataHeader rec = sc.data_header_at(pos);
-    while (before && rec.tid >= *before) {
-      if (rec.prev == 0) return std::nullopt;
-      rec = sc.prev_record(rec);
-    }
-    return rec;
-  };
   std::function<bool(Oid, uint64_t)> live;
-  if (before && *before <= last_tid_) {
+  if (before && *before <= last_tid_) {  // as of an older TID: walk back each chain
     live = [&](Oid, uint64_t pos) {
-      const auto rec = as_of(pos);
-      return rec && sc.resolve(*rec).has_value();
+      const auto rev = revision_as_of(sc, pos, before);
+      return rev && sc.resolve(rev->rec).has_value();
     };
   }
   const auto [oid, after] = index_.live_from(next.value_or(Oid(0)), live);
   if (!oid) return std::nullopt;
-  const DataHeader rec = *as_of(index_.find(*oid)->pos);
+  const DataHeader rec = revision_as_of(sc, index_.find(*oid)->pos, before)->rec;
   RecordIterResult r;
   r.oid = *oid;
   r.tid = rec.tid;

@@ -99,6 +99,11 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
  private:
   void build_index();
   Scanner scanner() const;  // over the current mapping; caller holds mu_
+  // The revision of the object whose newest record is at `pos` that was current just
+  // before `before` (the newest when none), with the TID of the one after it; none when
+  // the object only has later ones. Caller holds mu_.
+  std::optional<Revision> revision_as_of(const Scanner& sc, uint64_t pos,
+                                         std::optional<Tid> before) const;
   void check_open() const;
 
   const std::string path_;
