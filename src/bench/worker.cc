@@ -135,7 +135,6 @@ WorkerReport Worker::run(Test test) {
       }
       const auto loads1 = Clock::now();
       r.round_trips = static_cast<double>(cold->stats().round_trips - cold_trips0);
-      r.seconds = std::chrono::duration<double>(loads1 - loads0).count();
       r.start = seconds_of(loads0);
       r.end = seconds_of(loads1);
       return r;
@@ -156,7 +155,6 @@ WorkerReport Worker::run(Test test) {
           r.ops += static_cast<long>(n);
         }
         const auto loads1 = Clock::now();
-        r.seconds = std::chrono::duration<double>(loads1 - loads0).count();
         r.start = seconds_of(loads0);
         r.end = seconds_of(loads1);
       }
@@ -191,7 +189,6 @@ WorkerReport Worker::run(Test test) {
     }
   }
   const auto t_end = Clock::now();
-  r.seconds = std::chrono::duration<double>(t_end - t0).count();
   r.start = seconds_of(t0);
   r.end = seconds_of(t_end);
   r.round_trips = static_cast<double>(s.storage->stats().round_trips - trips0);
@@ -201,8 +198,8 @@ WorkerReport Worker::run(Test test) {
 std::string encode(const WorkerReport& r) {
   std::ostringstream out;
   out.precision(17);
-  out << r.ops << ' ' << r.txns << ' ' << r.conflicts << ' ' << r.seconds << ' ' << r.start << ' '
-      << r.end << ' ' << r.round_trips << ' ' << r.latencies_us.size();
+  out << r.ops << ' ' << r.txns << ' ' << r.conflicts << ' ' << r.start << ' ' << r.end << ' '
+      << r.round_trips << ' ' << r.latencies_us.size();
   for (double l : r.latencies_us) out << ' ' << l;
   return out.str();
 }
@@ -211,7 +208,7 @@ WorkerReport decode(const std::string& line) {
   std::istringstream in(line);
   WorkerReport r;
   size_t n = 0;
-  in >> r.ops >> r.txns >> r.conflicts >> r.seconds >> r.start >> r.end >> r.round_trips >> n;
+  in >> r.ops >> r.txns >> r.conflicts >> r.start >> r.end >> r.round_trips >> n;
   r.latencies_us.resize(n);
   for (auto& l : r.latencies_us) in >> l;
   if (!in) throw StorageError("bench: a worker sent a malformed report");

@@ -14,7 +14,6 @@ struct WorkerReport {
   long ops = 0;   // objects written or read
   long txns = 0;  // committed transactions (write tests)
   long conflicts = 0;
-  double seconds = 0;  // wall time of the test
   // When the measured part began and ended, in seconds of the machine's monotonic clock,
   // which all processes share: concurrent workers are timed over one window.
   double start = 0, end = 0;
