@@ -35,6 +35,8 @@ class BlobDir {
 
   const std::string& path() const { return dir_; }
   BlobLayout layout() const { return layout_; }
+  // True when the directory has no `.layout` and its layout was guessed as ZODB does.
+  bool layout_guessed() const { return guessed_; }
 
   // Where the committed blob of revision `tid` of `oid` lives (whether or not it exists).
   std::string blob_path(Oid oid, Tid tid) const;
@@ -50,17 +52,19 @@ class BlobDir {
   void copy_blob(Oid oid, Tid tid, const std::string& source_file) const;
   std::string read_blob(Oid oid, Tid tid) const;
   // Removes what an interrupted write of relstore's left in `tmp/` (never ZODB's own
-  // files there); only for the one process writing this directory. Returns their paths.
-  std::vector<std::string> remove_stale_temporaries() const;
+  // files there); only for the one process writing this directory.
+  void remove_stale_temporaries() const;
 
  private:
-  BlobDir(std::string dir, BlobLayout layout) : dir_(std::move(dir)), layout_(layout) {}
+  BlobDir(std::string dir, BlobLayout layout, bool guessed = false)
+      : dir_(std::move(dir)), layout_(layout), guessed_(guessed) {}
   std::string oid_dir(Oid oid) const;
   // Moves a finished temporary file into place.
   void publish(const std::string& tmp, Oid oid, Tid tid) const;
 
   std::string dir_;
   BlobLayout layout_;
+  bool guessed_;
 };
 
 }  // namespace relstore

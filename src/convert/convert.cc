@@ -317,10 +317,7 @@ class Converter {
           why = "its blob file " + src_blobs_->blob_path(r.oid, txn.tid) +
                 " is not in the source blob directory (read as the " +
                 layout_name(src_blobs_->layout()) + " layout" +
-                (std::filesystem::exists(std::filesystem::path(src_blobs_->path()) / ".layout")
-                     ? ""
-                     : ", guessed: it has no .layout file") +
-                ")";
+                (src_blobs_->layout_guessed() ? ", guessed: it has no .layout file" : "") + ")";
         } else if (src_uri_.scheme != Scheme::file) {
           why =
               "relstore does not read blob contents from a database's blob_chunk table (a "
@@ -526,7 +523,7 @@ ConvertReport convert(const ConvertOptions& o) {
   // ZODB on Python 3 must refuse to open rather than misread. Appending one kind to a file
   // of the other would mix them.
   std::string magic = "FS30";
-  if (src_uri.scheme == Scheme::file) magic = file_magic(src_uri.database).value_or("FS30");
+  if (src_uri.scheme == Scheme::file) magic = src->info().schema_version;  // read when opened
   if (src_uri.scheme == Scheme::file && dst_magic && *dst_magic != magic) {
     throw StorageError("the source " + src_uri.redacted() + " is an " + magic +
                        " file and the destination " + dst_uri.redacted() + " an " + *dst_magic +

@@ -99,7 +99,7 @@ BlobDir BlobDir::open(const std::string& dir) {
   std::error_code ec;
   if (!fsys::is_directory(dir, ec)) throw StorageError("blob directory " + dir + " does not exist");
   const fsys::path marker = fsys::path(dir) / kLayoutFile;
-  if (!fsys::exists(marker, ec)) return BlobDir(dir, layout_without_marker(dir));
+  if (!fsys::exists(marker, ec)) return BlobDir(dir, layout_without_marker(dir), true);
   std::ifstream in(marker);
   std::string name;
   in >> name;
@@ -119,7 +119,7 @@ BlobDir BlobDir::create(const std::string& dir) {
         fsys::exists(dir, ec) ? layout_without_marker(dir) : BlobLayout::bushy;
     make_dirs(dir);
     std::ofstream out(marker);
-    out << (layout == BlobLayout::bushy ? "bushy" : "lawn");
+    out << layout_name(layout);
     out.close();
     if (!out) throw StorageError("cannot write " + marker.string());
     // An empty marker after a crash would make the directory unreadable ("unknown layout").
@@ -154,14 +154,12 @@ bool BlobDir::has_blob(Oid oid, Tid tid) const {
   return !ec && fsys::is_regular_file(st);
 }
 
-std::vector<std::string> BlobDir::remove_stale_temporaries() const {
-  std::vector<std::string> removed;
+void BlobDir::remove_stale_temporaries() const {
   std::error_code ec;
   for (const auto& e : fsys::directory_iterator(fsys::path(dir_) / "tmp", ec)) {
     if (!e.path().filename().string().starts_with("relstore-")) continue;  // ZODB's own
-    if (fsys::remove(e.path(), ec)) removed.push_back(e.path().string());
+    fsys::remove(e.path(), ec);
   }
-  return removed;
 }
 
 std::string layout_name(BlobLayout layout) {
