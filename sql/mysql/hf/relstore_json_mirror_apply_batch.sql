@@ -28,13 +28,12 @@ BEGIN
   -- now waits for the commit lock this batch holds: a deadlock. Under the commit lock the
   -- plain read is exact.
   UPDATE temp_json SET tid = -1
-    WHERE (state IS NOT NULL OR message IS NOT NULL)
-      AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.zoid = temp_json.zoid
-                      AND o.tid = temp_json.tid AND o.state IS NOT NULL);
-  UPDATE temp_json SET tid = -1
-    WHERE state IS NULL AND message IS NULL
-      AND EXISTS (SELECT 1 FROM object_state o
-                  WHERE o.zoid = temp_json.zoid AND o.state IS NOT NULL);
+    WHERE (((state IS NOT NULL OR message IS NOT NULL)
+         AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.zoid = temp_json.zoid
+                         AND o.tid = temp_json.tid AND o.state IS NOT NULL))
+       OR (state IS NULL AND message IS NULL
+         AND EXISTS (SELECT 1 FROM object_state o
+                     WHERE o.zoid = temp_json.zoid AND o.state IS NOT NULL)));
   DELETE FROM temp_json WHERE tid = -1;
   CALL relstore_json_mirror_write(NULL);
   IF p_mirrored_to IS NOT NULL THEN

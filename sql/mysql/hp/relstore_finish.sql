@@ -30,24 +30,21 @@ BEGIN
   INSERT INTO current_object (zoid, tid)
     SELECT zoid, v_tid FROM temp_store ORDER BY zoid
     ON DUPLICATE KEY UPDATE tid = v_tid;
+  -- In-commit JSON mirror: the commit's rows (uploaded to temp_json with the call) go in
+  -- with the data.
   IF p_mirror THEN
-    -- In-commit JSON mirror: the commit's rows (uploaded to temp_json with the call) go in
-    -- with the data. last_tid follows only while the mirror holds everything before this
-    -- commit, so that it keeps meaning "mirrored up to here" while a mirror switched on a
-    -- moment ago is still being caught up.
     CALL relstore_json_mirror_write(v_tid);
-    UPDATE relstore_json_mirror m SET m.last_tid = v_tid
-      WHERE m.id = 0 AND m.last_tid < v_tid
-        AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > m.last_tid AND o.tid < v_tid)
-        AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > v_tid);
-  ELSEIF p_mirror IS NULL THEN
-    -- An empty commit, whose vote could not tell the mirror's mode (it comes with the rows
-    -- of the objects written): in in-commit mode the progress follows it as it follows any
-    -- commit. The vote's share lock on the mode holds it as read here.
+  END IF;
+  -- last_tid follows only while the mirror holds everything before this commit, so that
+  -- it keeps meaning "mirrored up to here" while a mirror switched on a moment ago is
+  -- still being caught up. p_mirror NULL: an empty commit, whose vote could not tell the
+  -- mode (it comes with the rows of the objects written); the vote's share lock on the
+  -- mode holds it as read here.
+  IF p_mirror IS NOT FALSE THEN
     BEGIN
       DECLARE CONTINUE HANDLER FOR 1146 BEGIN END;  -- no mirror tables (before 0002)
       UPDATE relstore_json_mirror m SET m.last_tid = v_tid
-        WHERE m.id = 0 AND m.mode = 'in-commit' AND m.last_tid < v_tid
+        WHERE m.id = 0 AND (p_mirror OR m.mode = 'in-commit') AND m.last_tid < v_tid
           AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > m.last_tid AND o.tid < v_tid)
           AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid > v_tid);
     END;

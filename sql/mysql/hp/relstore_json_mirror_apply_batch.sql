@@ -28,16 +28,15 @@ BEGIN
   -- now waits for the commit lock this batch holds: a deadlock. Under the commit lock the
   -- plain read is exact.
   UPDATE temp_json SET tid = -1
-    WHERE (state IS NOT NULL OR message IS NOT NULL)
-      AND NOT EXISTS (SELECT 1 FROM current_object c
-                      JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
-                      WHERE c.zoid = temp_json.zoid AND c.tid = temp_json.tid
-                        AND o.state IS NOT NULL);
-  UPDATE temp_json SET tid = -1
-    WHERE state IS NULL AND message IS NULL
-      AND EXISTS (SELECT 1 FROM current_object c
-                  JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
-                  WHERE c.zoid = temp_json.zoid AND o.state IS NOT NULL);
+    WHERE (((state IS NOT NULL OR message IS NOT NULL)
+         AND NOT EXISTS (SELECT 1 FROM current_object c
+                         JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
+                         WHERE c.zoid = temp_json.zoid AND c.tid = temp_json.tid
+                           AND o.state IS NOT NULL))
+       OR (state IS NULL AND message IS NULL
+         AND EXISTS (SELECT 1 FROM current_object c
+                     JOIN object_state o ON o.zoid = c.zoid AND o.tid = c.tid
+                     WHERE c.zoid = temp_json.zoid AND o.state IS NOT NULL)));
   DELETE FROM temp_json WHERE tid = -1;
   CALL relstore_json_mirror_write(NULL);
   IF p_mirrored_to IS NOT NULL THEN
