@@ -149,7 +149,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   }
   // Every writable open, create=false too: the counter of an older relstore's file must
   // move on before this process hands out OIDs from it (oid_allocator.cc).
-  if (!options.read_only) OidAllocator(loc).ensure_schema();
+  if (!loc.read_only) OidAllocator(loc).ensure_schema();
   return keep_history;
 }
 
