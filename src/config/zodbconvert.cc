@@ -1,5 +1,8 @@
 #include "config/zodbconvert.h"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -37,7 +40,11 @@ std::string pragma_value(const std::string& key, const std::string& value,
                          : unit == "MB" ? 1024 * 1024
                          : unit == "GB" ? 1024 * 1024 * 1024
                                         : 0;
-  const std::string digits = value.substr(0, value.size() - unit.size());
+  // ZConfig reads "10 MB" as well as "10MB".
+  std::string digits = value.substr(0, value.size() - unit.size());
+  while (!digits.empty() && std::isspace(static_cast<unsigned char>(digits.back()))) {
+    digits.pop_back();
+  }
   uint64_t n = 0;
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
   if (scale == 0 || digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
@@ -49,7 +56,7 @@ std::string pragma_value(const std::string& key, const std::string& value,
 }
 
 std::string where(const std::string& filename, const ZConfigSection& s) {
-  return filename + ":" + std::to_string(s.line);
+  return (s.file.empty() ? filename : s.file) + ":" + std::to_string(s.line);
 }
 
 // A ZConfig boolean: yes/true/on or no/false/off in any case; anything else is an error
@@ -63,18 +70,77 @@ bool zconfig_boolean(const std::string& value, const std::string& key, const std
                     "' is not a boolean (yes/true/on or no/false/off)");
 }
 
-// Keys each section understands; anything else is reported and ignored, as ZConfig schemas
-// for RelStorage define many tuning options that do not apply here.
-void warn_unknown(const ZConfigSection& s, std::initializer_list<std::string_view> known,
-                  const std::string& filename, std::vector<std::string>& warnings) {
+// A key as messages may show it: one written "passwd=secret" (no space) is a single key,
+// and only its name is shown.
+std::string shown_key(const std::string& key) {
+  const size_t eq = key.find('=');
+  return eq == std::string::npos ? key : key.substr(0, eq) + "=…";
+}
+
+// The keys of a section: `used` are read by relstore; `ignored` are ZODB's or RelStorage's
+// own keys that do not apply to a conversion (cache and pack tuning), reported and skipped.
+// Any other key is an error, as ZConfig makes it: a misspelt `keep_history` must not
+// quietly leave a destination keeping history.
+void check_keys(const ZConfigSection& s, std::initializer_list<std::string_view> used,
+                std::initializer_list<std::string_view> ignored,
+                std::vector<std::string>& warnings) {
+  const auto in = [](std::initializer_list<std::string_view> list, const std::string& key) {
+    return std::find(list.begin(), list.end(), key) != list.end();
+  };
   for (const auto& [key, value] : s.keys) {
-    bool ok = false;
-    for (auto k : known) ok = ok || key == k;
-    if (!ok) {
-      warnings.push_back(where(filename, s) + ": option '" + key + "' of <" + s.type +
-                         "> is ignored");
+    if (in(used, key)) continue;
+    if (in(ignored, key)) {
+      warnings.push_back(s.where(key) + ": option '" + key + "' of <" + s.type +
+                         "> is ignored (it does not apply to a conversion)");
+      continue;
     }
+    throw ConfigError(s.where(key) + ": '" + shown_key(key) + "' is not an option of <" + s.type +
+                      "> (ZODB and RelStorage define no such key)");
   }
+}
+
+// ZConfig's existing-dirpath, the datatype of FileStorage's path and blob-dir and of
+// RelStorage's SQLite data-dir: a leading "~" or "~user" is expanded and the directory
+// holding the path must exist.
+std::string existing_dirpath(const ZConfigSection& s, const std::string& key) {
+  std::string value = *s.get(key);
+  if (value.starts_with('~')) {
+    const size_t slash = value.find('/');
+    const std::string user = value.substr(1, slash == std::string::npos ? value.npos : slash - 1);
+    const char* home = nullptr;
+    if (user.empty()) {
+      home = std::getenv("HOME");
+      if (!home || !*home) {
+        if (const passwd* pw = getpwuid(getuid())) home = pw->pw_dir;
+      }
+    } else if (const passwd* pw = getpwnam(user.c_str())) {
+      home = pw->pw_dir;
+    }
+    if (!home) {
+      throw ConfigError(s.where(key) + ": " + key + " " + value + ": cannot expand '~" + user +
+                        "' (no such user or no HOME)");
+    }
+    value = std::string(home) + (slash == std::string::npos ? "" : value.substr(slash));
+  }
+  const std::filesystem::path parent = std::filesystem::path(value).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    throw ConfigError(s.where(key) + ": " + key + " " + value + ": the directory " +
+                      parent.string() + " does not exist");
+  }
+  return value;
+}
+
+// A ZConfig integer key, for a message at its line rather than a later one with no place.
+std::string zconfig_integer(const ZConfigSection& s, const std::string& key) {
+  const std::string value = *s.get(key);
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (value.empty() || ec != std::errc() || end != value.data() + value.size()) {
+    throw ConfigError(s.where(key) + ": " + key + " '" + value +
+                      "' is not a whole number of seconds");
+  }
+  return value;
 }
 
 // Where libmysqlclient looks for the local server: $MYSQL_UNIX_PORT, else the socket
@@ -89,11 +155,11 @@ std::optional<std::string> default_mysql_socket() {
   return path;
 }
 
-void set_history(StorageUri& uri, const ZConfigSection& relstorage, const std::string& filename) {
+void set_history(StorageUri& uri, const ZConfigSection& relstorage) {
   // RelStorage's keep-history defaults to true; say so explicitly so that an existing
   // database of the other mode is an error rather than silently accepted.
   const auto keep = relstorage.get("keep-history");
-  const bool hp = !keep || zconfig_boolean(*keep, "keep-history", where(filename, relstorage));
+  const bool hp = !keep || zconfig_boolean(*keep, "keep-history", relstorage.where("keep-history"));
   uri.params["history"] = hp ? "preserving" : "free";
 }
 
@@ -138,7 +204,7 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
       uri.user = value;
     } else if (key == "password") {
       uri.password = value;
-    } else if (key == "host" || key == "hostaddr") {
+    } else if (key == "host") {
       uri.host = value;
     } else if (key == "port") {
       uri.port = parse_port(value, "malformed PostgreSQL dsn");
@@ -149,80 +215,164 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
   return uri;
 }
 
+namespace {
+
+StorageUri postgresql_uri(const ZConfigSection& s, std::vector<std::string>& warnings) {
+  check_keys(s, {"dsn"}, {"driver"}, warnings);
+  try {
+    return uri_from_libpq_dsn(s.get("dsn").value_or(""));
+  } catch (const ConfigError& e) {
+    throw ConfigError(s.where("dsn") + ": " + e.what());
+  }
+}
+
+StorageUri mysql_uri(const ZConfigSection& s, std::vector<std::string>& warnings) {
+  check_keys(s,
+             {"host", "port", "user", "passwd", "db", "unix_socket", "connect_timeout", "compress",
+              "read_default_file", "read_default_group"},
+             {"driver", "named_pipe"}, warnings);
+  // MySQLdb reads host, user and password from these files, where they may name another
+  // server than the one relstore would reach without them.
+  for (const char* key : {"read_default_file", "read_default_group"}) {
+    if (s.get(key)) {
+      throw ConfigError(s.where(key) + ": " + key +
+                        " is not supported: write host, port, user, passwd and db in the "
+                        "<mysql> section");
+    }
+  }
+  StorageUri uri;
+  uri.scheme = Scheme::mysql;
+  uri.host = s.get("host").value_or("localhost");
+  const auto port = s.get("port");
+  if (port) uri.port = parse_port(*port, s.where("port"));
+  uri.user = s.get("user").value_or("");
+  uri.password = s.get("passwd").value_or("");
+  uri.database = s.get("db").value_or("");
+  if (uri.database.empty()) {
+    throw ConfigError(where("", s) + ": <mysql> needs db (the database to use)");
+  }
+  // MySQLdb's connect() arguments that RelStorage passes on, and the driver knows.
+  for (const char* key : {"unix_socket", "connect_timeout", "compress"}) {
+    if (auto v = s.get(key)) uri.params[key] = *v;
+  }
+  // libmysqlclient (so MySQLdb and RelStorage) uses the socket only for "localhost" or no
+  // host; a host named otherwise is reached over TCP and the socket goes unused.
+  if (uri.params.count("unix_socket") && uri.host != "localhost") {
+    warnings.push_back(s.where("unix_socket") + ": unix_socket is not used: host " + uri.host +
+                       " is reached over TCP, as MySQLdb does");
+    uri.params.erase("unix_socket");
+  }
+  // MySQLdb (so RelStorage) reaches "localhost", or no host at all, through the client
+  // library's Unix socket, where an account such as root@localhost with unix_socket
+  // authentication is; the connector we use would go through TCP to port 3306. A
+  // port says TCP is meant, so it keeps TCP (libmysqlclient would quietly ignore it).
+  if (!uri.params.count("unix_socket") && uri.host == "localhost" && !port) {
+    if (auto socket = default_mysql_socket()) uri.params["unix_socket"] = *socket;
+  }
+  return uri;
+}
+
+StorageUri sqlite_uri(const ZConfigSection& s, const std::string& filename,
+                      std::vector<std::string>& warnings) {
+  check_keys(s, {"data-dir"}, {"driver", "gevent_yield_interval"}, warnings);
+  if (!s.get("data-dir")) throw ConfigError(where(filename, s) + ": <sqlite3> needs a data-dir");
+  StorageUri uri;
+  uri.scheme = Scheme::sqlite;
+  uri.database = existing_dirpath(s, "data-dir");
+  if (const ZConfigSection* pragmas = s.child("pragmas")) {
+    for (const auto& [k, v] : pragmas->keys) {
+      uri.params["pragma." + k] = pragma_value(k, v, pragmas->where(k));
+    }
+  }
+  return uri;
+}
+
+StorageEndpoint filestorage_endpoint(const ZConfigSection& s, const std::string& filename,
+                                     std::vector<std::string>& warnings) {
+  check_keys(s, {"path", "blob-dir", "read-only", "create"},
+             {"name", "quota", "packer", "pack-gc", "pack-keep-old"}, warnings);
+  // ZODB's FileStorage truncates the file when `create` is true; relstore empties a
+  // destination only when asked on the command line.
+  if (const auto create = s.get("create");
+      create && zconfig_boolean(*create, "create", s.where("create"))) {
+    throw ConfigError(s.where("create") +
+                      ": create true would empty the Data.fs; relstore convert does that only "
+                      "with --clear (and never to a source)");
+  }
+  if (!s.get("path")) throw ConfigError(where(filename, s) + ": <filestorage> needs a path");
+  StorageEndpoint out;
+  out.uri.scheme = Scheme::file;
+  out.uri.database = existing_dirpath(s, "path");
+  if (s.get("blob-dir")) out.blob_dir = existing_dirpath(s, "blob-dir");
+  return out;
+}
+
+}  // namespace
+
 StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string& filename,
                                       std::vector<std::string>& warnings) {
-  StorageEndpoint out;
-  if (s.type == "filestorage") {
-    warn_unknown(s, {"path", "blob-dir", "read-only"}, filename, warnings);
-    const auto path = s.get("path");
-    if (!path) throw ConfigError(where(filename, s) + ": <filestorage> needs a path");
-    out.uri.scheme = Scheme::file;
-    out.uri.database = *path;
-    out.blob_dir = s.get("blob-dir").value_or("");
-    return out;
-  }
+  if (s.type == "filestorage") return filestorage_endpoint(s, filename, warnings);
   if (s.type != "relstorage") {
     throw ConfigError(where(filename, s) + ": unsupported storage section <" + s.type +
                       ">; expected <filestorage> or <relstorage>");
   }
-  warn_unknown(
-      s,
-      {"keep-history", "blob-dir", "shared-blob-dir", "read-only", "commit-lock-timeout", "name"},
-      filename, warnings);
+  check_keys(s,
+             {"keep-history", "blob-dir", "shared-blob-dir", "read-only", "commit-lock-timeout",
+              "create-schema", "name"},
+             {"blob-cache-size",
+              "blob-cache-size-check",
+              "blob-cache-size-check-external",
+              "blob-chunk-size",
+              "replica-conf",
+              "ro-replica-conf",
+              "replica-timeout",
+              "revert_when_stale",
+              "poll-interval",
+              "pack-gc",
+              "pack-prepack-only",
+              "pack-skip-prepack",
+              "pack-batch-timeout",
+              "pack-commit-busy-delay",
+              "cache-servers",
+              "cache-module-name",
+              "cache-prefix",
+              "cache-local-mb",
+              "cache-local-storage",
+              "cache-local-dir",
+              "cache-local-dir-count",
+              "cache-local-dir-read-count",
+              "cache-local-dir-compress",
+              "cache-local-dir-write-max-size",
+              "cache-local-object-max",
+              "cache-local-compression",
+              "cache-delta-size-limit",
+              "commit-lock-id"},
+             warnings);
+  StorageEndpoint out;
   out.blob_dir = s.get("blob-dir").value_or("");
-  // With shared-blob-dir false (RelStorage's default is true) blob-dir is only a cache of
-  // blobs kept in the database; it is no blob store to copy from or into.
-  if (const auto shared = s.get("shared-blob-dir");
-      shared && !zconfig_boolean(*shared, "shared-blob-dir", where(filename, s)) &&
-      !out.blob_dir.empty()) {
-    warnings.push_back(where(filename, s) + ": blob-dir " + out.blob_dir +
-                       " is a blob cache (shared-blob-dir false), not used; the blobs are in "
-                       "the database's blob_chunk table, which relstore does not read");
+  // RelStorage 3 and later default shared-blob-dir to false: blob-dir is then only a cache
+  // of blobs kept in the database, no blob store to copy from or into.
+  const auto shared = s.get("shared-blob-dir");
+  if (!out.blob_dir.empty() &&
+      !(shared && zconfig_boolean(*shared, "shared-blob-dir", s.where("shared-blob-dir")))) {
+    warnings.push_back(s.where("blob-dir") + ": blob-dir " + out.blob_dir +
+                       " is a blob cache (shared-blob-dir is false, RelStorage's default), "
+                       "not used; the blobs are in the database's blob_chunk table, which "
+                       "relstore does not read");
     out.blob_dir.clear();
   }
   int adapters = 0;
   for (const auto& child : s.sections) {
     if (child.type == "postgresql") {
-      warn_unknown(child, {"dsn", "driver"}, filename, warnings);
-      out.uri = uri_from_libpq_dsn(child.get("dsn").value_or(""));
+      out.uri = postgresql_uri(child, warnings);
     } else if (child.type == "mysql") {
-      warn_unknown(child,
-                   {"host", "port", "user", "passwd", "db", "unix_socket", "driver",
-                    "connect_timeout", "compress"},
-                   filename, warnings);
-      out.uri.scheme = Scheme::mysql;
-      out.uri.host = child.get("host").value_or("localhost");
-      const auto port = child.get("port");
-      if (port) out.uri.port = parse_port(*port, where(filename, child));
-      out.uri.user = child.get("user").value_or("");
-      out.uri.password = child.get("passwd").value_or("");
-      out.uri.database = child.get("db").value_or("");
-      // MySQLdb's connect() arguments that RelStorage passes on, and the driver knows.
-      for (const char* key : {"unix_socket", "connect_timeout", "compress"}) {
-        if (auto v = child.get(key)) out.uri.params[key] = *v;
-      }
-      // MySQLdb (so RelStorage) reaches "localhost", or no host at all, through the client
-      // library's Unix socket, where an account such as root@localhost with unix_socket
-      // authentication is; the connector we use would go through TCP to port 3306. A
-      // port says TCP is meant, so it keeps TCP (libmysqlclient would quietly ignore it).
-      if (!out.uri.params.count("unix_socket") && out.uri.host == "localhost" && !port) {
-        if (auto socket = default_mysql_socket()) out.uri.params["unix_socket"] = *socket;
-      }
+      out.uri = mysql_uri(child, warnings);
     } else if (child.type == "sqlite3") {
-      warn_unknown(child, {"data-dir", "driver", "gevent_yield_interval"}, filename, warnings);
-      const auto dir = child.get("data-dir");
-      if (!dir) throw ConfigError(where(filename, child) + ": <sqlite3> needs a data-dir");
-      out.uri.scheme = Scheme::sqlite;
-      out.uri.database = *dir;
-      if (const ZConfigSection* pragmas = child.child("pragmas")) {
-        for (const auto& [k, v] : pragmas->keys) {
-          out.uri.params["pragma." + k] = pragma_value(k, v, where(filename, *pragmas));
-        }
-      }
+      out.uri = sqlite_uri(child, filename, warnings);
     } else {
-      warnings.push_back(where(filename, child) + ": section <" + child.type +
-                         "> inside <relstorage> is ignored");
-      continue;
+      throw ConfigError(where(filename, child) + ": <" + child.type +
+                        "> is not a RelStorage adapter; expected <postgresql>, <mysql> or "
+                        "<sqlite3>");
     }
     ++adapters;
   }
@@ -230,8 +380,15 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
     throw ConfigError(where(filename, s) +
                       ": <relstorage> needs exactly one of <postgresql>, <mysql>, <sqlite3>");
   }
-  set_history(out.uri, s, filename);
-  if (auto t = s.get("commit-lock-timeout")) out.uri.params["commit_lock_timeout"] = *t;
+  set_history(out.uri, s);
+  if (s.get("commit-lock-timeout")) {
+    out.uri.params["commit_lock_timeout"] = zconfig_integer(s, "commit-lock-timeout");
+  }
+  // RelStorage's create-schema false: use the database as it is, never create or upgrade.
+  if (const auto create = s.get("create-schema");
+      create && !zconfig_boolean(*create, "create-schema", s.where("create-schema"))) {
+    out.uri.params["create"] = "false";
+  }
   return out;
 }
 
@@ -268,8 +425,8 @@ ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std:
   // The source is always opened read-only; a destination marked read-only cannot be
   // written, and writing it anyway would ignore what the file says.
   if (const auto ro = destination->get("read-only");
-      ro && zconfig_boolean(*ro, "read-only", where(filename, *destination))) {
-    throw ConfigError(where(filename, *destination) +
+      ro && zconfig_boolean(*ro, "read-only", destination->where("read-only"))) {
+    throw ConfigError(destination->where("read-only") +
                       ": the destination is marked read-only; a conversion writes to it");
   }
   return out;

@@ -16,13 +16,14 @@ constexpr const char* kPostgresConfig = R"(
 %import relstorage
 # FileStorage into PostgreSQL, as the RelStorage docs show it.
 <filestorage source>
-  path /var/zodb/Data.fs
-  blob-dir /var/zodb/blobs
+  path /tmp/Data.fs
+  blob-dir /tmp/blobs
 </filestorage>
 
 <relstorage destination>
   keep-history false
-  blob-dir /var/zodb/relblobs
+  blob-dir /tmp/relblobs
+  shared-blob-dir true
   cache-local-mb 200
   <postgresql>
     dsn dbname='zodb' user='zope' host='db.example' port=5433 password='s3 cret' sslmode=require
@@ -36,8 +37,8 @@ TEST(ZConfig, ParsesSectionsKeysAndImports) {
   ASSERT_EQ(f.root.sections.size(), 2u);
   EXPECT_EQ(f.root.sections[0].type, "filestorage");
   EXPECT_EQ(f.root.sections[0].name, "source");
-  EXPECT_EQ(f.root.sections[0].get("path"), "/var/zodb/Data.fs");
-  EXPECT_EQ(f.root.sections[1].child("postgresql")->line, 13);
+  EXPECT_EQ(f.root.sections[0].get("path"), "/tmp/Data.fs");
+  EXPECT_EQ(f.root.sections[1].child("postgresql")->line, 14);
 }
 
 TEST(ZConfig, ErrorsNameFileAndLine) {
@@ -52,7 +53,7 @@ TEST(ZConfig, ErrorsNameFileAndLine) {
 }
 
 // ZConfig's "$$" and "$(NAME)" (an environment variable; passwords are often given so);
-// "$name" would be a %define, which is refused rather than kept as text.
+// "$name" names a %define, and one never defined is an error rather than kept as text.
 TEST(ZConfig, DollarSubstitutionsAreZConfigs) {
   setenv("RELSTORE_TEST_ZCONFIG_DIR", "/srv/zodb", 1);
   const auto f = parse_zconfig(
@@ -74,7 +75,10 @@ TEST(ZConfig, DollarSubstitutionsAreZConfigs) {
                       "'RELSTORE_TEST_ZCONFIG_UNSET' in the value of 'path' is not set"),
             std::string::npos)
       << error("$(RELSTORE_TEST_ZCONFIG_UNSET)/x");
-  EXPECT_NE(error("$dir/x").find("refers to a %define"), std::string::npos) << error("$dir/x");
+  EXPECT_NE(error("$dir/x").find("the name 'dir' in the value of 'path' is not defined by a "
+                                 "%define"),
+            std::string::npos)
+      << error("$dir/x");
   EXPECT_NE(error("pa$ word").find("must be followed"), std::string::npos);
   EXPECT_NE(error("$(OPEN").find("without ')'"), std::string::npos);
 }
@@ -115,8 +119,8 @@ TEST(ZConfig, AKeyGivenTwiceIsAnError) {
 TEST(Zodbconvert, FileStorageToPostgresql) {
   const auto c = zodbconvert_config_from_text(kPostgresConfig, "conv.conf");
   EXPECT_EQ(c.source.uri.scheme, Scheme::file);
-  EXPECT_EQ(c.source.uri.database, "/var/zodb/Data.fs");
-  EXPECT_EQ(c.source.blob_dir, "/var/zodb/blobs");
+  EXPECT_EQ(c.source.uri.database, "/tmp/Data.fs");
+  EXPECT_EQ(c.source.blob_dir, "/tmp/blobs");
   EXPECT_EQ(c.destination.uri.scheme, Scheme::postgresql);
   EXPECT_EQ(c.destination.uri.database, "zodb");
   EXPECT_EQ(c.destination.uri.user, "zope");
@@ -125,7 +129,7 @@ TEST(Zodbconvert, FileStorageToPostgresql) {
   EXPECT_EQ(c.destination.uri.port, 5433);
   EXPECT_EQ(c.destination.uri.params.at("sslmode"), "require");
   EXPECT_EQ(c.destination.uri.options().history, HistoryMode::free);
-  EXPECT_EQ(c.destination.blob_dir, "/var/zodb/relblobs");
+  EXPECT_EQ(c.destination.blob_dir, "/tmp/relblobs");
   ASSERT_EQ(c.warnings.size(), 1u);
   EXPECT_NE(c.warnings[0].find("cache-local-mb"), std::string::npos);
   EXPECT_EQ(c.destination.uri.redacted().find("s3 cret"), std::string::npos);
@@ -135,7 +139,6 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
   const auto c = zodbconvert_config_from_text(R"(
 <relstorage source>
   <mysql>
-    host 127.0.0.1
     port 3307
     user zope
     passwd pw
@@ -148,7 +151,7 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
 <relstorage destination>
   keep-history true
   <sqlite3>
-    data-dir /srv/sqlite
+    data-dir /tmp/sqlite
     <pragmas>
       cache_size 10000
       mmap_size 64MB
@@ -169,7 +172,7 @@ TEST(Zodbconvert, MysqlAndSqliteSections) {
   EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
   EXPECT_EQ(c.source.uri.options().history, HistoryMode::preserving);  // RelStorage's default
   EXPECT_EQ(c.destination.uri.scheme, Scheme::sqlite);
-  EXPECT_EQ(c.destination.uri.database, "/srv/sqlite");
+  EXPECT_EQ(c.destination.uri.database, "/tmp/sqlite");
   EXPECT_EQ(c.destination.uri.params.at("pragma.cache_size"), "10000");
   // RelStorage's byte-size pragmas take a unit; <pragmas> keys may repeat (the last wins).
   EXPECT_EQ(c.destination.uri.params.at("pragma.mmap_size"), std::to_string(64 << 20));
@@ -252,7 +255,7 @@ TEST(Zodbconvert, KeepHistoryIsAZConfigBoolean) {
     with("ture");
     FAIL() << "a misspelt boolean was accepted";
   } catch (const ConfigError& e) {
-    EXPECT_NE(std::string(e.what()).find("k.conf:4: keep-history 'ture' is not a boolean"),
+    EXPECT_NE(std::string(e.what()).find("k.conf:5: keep-history 'ture' is not a boolean"),
               std::string::npos)
         << e.what();
   }
@@ -322,13 +325,13 @@ TEST(Zodbconvert, MysqlWithoutHostUsesTheLocalSocket) {
   EXPECT_EQ(tcp.port, 3307);
 }
 
-// shared-blob-dir false makes blob-dir RelStorage's cache of blobs kept in the database:
-// no blob store to copy, so it is not used (and said so).
+// shared-blob-dir false (RelStorage 3's default) makes blob-dir RelStorage's cache of blobs kept in
+// the database: no blob store to copy, so it is not used (and said so).
 TEST(Zodbconvert, ABlobCacheIsNotABlobStore) {
   const auto config = [](const std::string& shared) {
     return zodbconvert_config_from_text("<relstorage source>\n blob-dir /var/cache/blobs\n" +
                                             shared +
-                                            "<sqlite3>\n data-dir /srv/db\n</sqlite3>\n"
+                                            "<sqlite3>\n data-dir /tmp/db\n</sqlite3>\n"
                                             "</relstorage>\n<filestorage destination>\n path "
                                             "/tmp/x.fs\n</filestorage>\n",
                                         "cache.conf");
@@ -340,7 +343,181 @@ TEST(Zodbconvert, ABlobCacheIsNotABlobStore) {
   const auto shared = config(" shared-blob-dir true\n");
   EXPECT_EQ(shared.source.blob_dir, "/var/cache/blobs");
   EXPECT_TRUE(shared.warnings.empty());
-  EXPECT_EQ(config("").source.blob_dir, "/var/cache/blobs");  // RelStorage's default: shared
+  // RelStorage 3's default is false: a cache.
+  EXPECT_EQ(config("").source.blob_dir, "");
+}
+
+// ZConfig's %define gives names to $name and ${name} (case-insensitive); a name may be
+// defined again only with the same value; %include reads a file beside the including one
+// into the same place, with the same names.
+TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
+  testing::TempDir d;
+  std::ofstream(d.sub("adapter.conf")) << "<sqlite3>\n data-dir ${Base}/db\n</sqlite3>\n";
+  std::ofstream(d.sub("main.conf")) << "%define base " << d.str() << "\n%define BASE " << d.str()
+                                    << "\n<filestorage source>\n path $base/Data.fs\n"
+                                       "</filestorage>\n<relstorage destination>\n"
+                                       "%include adapter.conf\n</relstorage>\n";
+  const auto c = read_zodbconvert_config(d.sub("main.conf"));
+  EXPECT_EQ(c.source.uri.database, d.sub("Data.fs"));
+  EXPECT_EQ(c.destination.uri.database, d.sub("db"));
+  const auto error = [](const std::string& text) {
+    try {
+      parse_zconfig(text, "def.conf");
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(error("%define a 1\n%define A 2\n")
+                .find("def.conf:2: %define a gives a name a "
+                      "second, different value"),
+            std::string::npos)
+      << error("%define a 1\n%define A 2\n");
+  EXPECT_NE(error("%define 1x y\n").find("def.conf:1: '1x' is not a name"), std::string::npos);
+  EXPECT_NE(error("%include /nonexistent/x.conf\n")
+                .find("def.conf:1: cannot read the included file /nonexistent/x.conf"),
+            std::string::npos);
+  EXPECT_NE(error("%bogus\n").find("unknown directive"), std::string::npos);
+  // An error inside an included file names that file and its line.
+  std::ofstream(d.sub("broken.conf")) << "\n<a>\n";
+  std::ofstream(d.sub("outer.conf")) << "%include broken.conf\n";
+  try {
+    read_zodbconvert_config(d.sub("outer.conf"));
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(d.sub("broken.conf") + ":2: <a> is never closed"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+const char* const kFileDestination = "<filestorage destination>\n path /tmp/x.fs\n</filestorage>\n";
+
+std::string config_error(const std::string& text) {
+  try {
+    zodbconvert_config_from_text(text, "e.conf");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+// ZConfig refuses a key no schema defines: a misspelt `keep_history false` must not leave a
+// destination keeping history. RelStorage's own keys that a conversion does not use are
+// only reported. A key written "passwd=secret" shows no secret.
+TEST(Zodbconvert, UnknownKeysAreErrorsAndKnownUnusedOnesWarnings) {
+  const std::string sqlite = "<sqlite3>\n data-dir /tmp/d\n</sqlite3>\n</relstorage>\n";
+  EXPECT_NE(config_error(std::string(kFileDestination) +
+                         "<relstorage source>\n keep_history false\n" + sqlite)
+                .find("e.conf:5: 'keep_history' is not an option of <relstorage>"),
+            std::string::npos)
+      << config_error(std::string(kFileDestination) + "<relstorage source>\n keep_history false\n" +
+                      sqlite);
+  const std::string mysql = config_error(std::string(kFileDestination) +
+                                         "<relstorage source>\n<mysql>\n db z\n "
+                                         "passwd=Sup3rSecret\n</mysql>\n</relstorage>\n");
+  EXPECT_NE(mysql.find("e.conf:7: 'passwd=…' is not an option of <mysql>"), std::string::npos)
+      << mysql;
+  EXPECT_EQ(mysql.find("Sup3r"), std::string::npos) << mysql;
+  const auto c = zodbconvert_config_from_text(
+      std::string(kFileDestination) + "<relstorage source>\n poll-interval 0\n" + sqlite, "w.conf");
+  ASSERT_EQ(c.warnings.size(), 1u);
+  EXPECT_NE(c.warnings[0].find("w.conf:5: option 'poll-interval' of <relstorage> is ignored"),
+            std::string::npos)
+      << c.warnings[0];
+  EXPECT_NE(config_error(std::string(kFileDestination) +
+                         "<relstorage source>\n<oracle>\n</oracle>\n</relstorage>\n")
+                .find("<oracle> is not a RelStorage adapter"),
+            std::string::npos);
+}
+
+// Options that decide where data goes or whether a schema is made are honoured or refused,
+// never ignored.
+TEST(Zodbconvert, OptionsThatDecideWhereDataGoesAreHonoured) {
+  const auto destination = [](const std::string& body) {
+    return zodbconvert_config_from_text(
+               "<filestorage source>\n path /tmp/x.fs\n</filestorage>\n<relstorage "
+               "destination>\n" +
+                   body + "</relstorage>\n",
+               "o.conf")
+        .destination;
+  };
+  // create-schema false: use the database as it is.
+  EXPECT_FALSE(destination(" create-schema false\n<sqlite3>\n data-dir /tmp/d\n</sqlite3>\n")
+                   .uri.options()
+                   .create);
+  EXPECT_TRUE(destination("<sqlite3>\n data-dir /tmp/d\n</sqlite3>\n").uri.options().create);
+  // libmysqlclient uses the socket only for localhost; another host is reached over TCP.
+  const auto tcp = zodbconvert_config_from_text(
+      "<relstorage source>\n<mysql>\n host 127.0.0.2\n db z\n unix_socket /tmp/s.sock\n"
+      "</mysql>\n</relstorage>\n" +
+          std::string(kFileDestination),
+      "s.conf");
+  EXPECT_EQ(tcp.source.uri.params.count("unix_socket"), 0u);
+  ASSERT_EQ(tcp.warnings.size(), 1u);
+  EXPECT_NE(tcp.warnings[0].find("s.conf:5: unix_socket is not used"), std::string::npos)
+      << tcp.warnings[0];
+  // Files of defaults could name another server: refused.
+  EXPECT_NE(config_error("<relstorage source>\n<mysql>\n db z\n read_default_file /etc/my.cnf\n"
+                         "</mysql>\n</relstorage>\n" +
+                         std::string(kFileDestination))
+                .find("e.conf:4: read_default_file is not supported"),
+            std::string::npos);
+  // libpq's hostaddr is its own parameter, not the host.
+  const auto pg = uri_from_libpq_dsn("hostaddr=127.0.0.1 host=db.example dbname=z");
+  EXPECT_EQ(pg.host, "db.example");
+  EXPECT_EQ(pg.params.at("hostaddr"), "127.0.0.1");
+  // ZODB's FileStorage empties the file when create is true.
+  EXPECT_NE(config_error("<filestorage source>\n path /tmp/x.fs\n create true\n</filestorage>\n"
+                         "<filestorage destination>\n path /tmp/y.fs\n</filestorage>\n")
+                .find("e.conf:3: create true would empty the Data.fs"),
+            std::string::npos);
+}
+
+// ZConfig's existing-dirpath (FileStorage's path and blob-dir, SQLite's data-dir): "~" is
+// the home directory, and the directory holding the path must exist.
+TEST(Zodbconvert, PathsExpandTheHomeDirectoryAndNeedTheirParent) {
+  testing::TempDir home;
+  const char* old_home = std::getenv("HOME");
+  const std::string saved = old_home ? old_home : "";
+  ::setenv("HOME", home.str().c_str(), 1);
+  const auto c = zodbconvert_config_from_text(
+      "<filestorage source>\n path ~/Data.fs\n blob-dir ~/blobs\n</filestorage>\n"
+      "<relstorage destination>\n<sqlite3>\n data-dir ~/db\n</sqlite3>\n</relstorage>\n",
+      "h.conf");
+  EXPECT_EQ(c.source.uri.database, home.sub("Data.fs"));
+  EXPECT_EQ(c.source.blob_dir, home.sub("blobs"));
+  EXPECT_EQ(c.destination.uri.database, home.sub("db"));
+  const std::string missing =
+      config_error("<filestorage source>\n path ~/no/such/Data.fs\n</filestorage>\n" +
+                   std::string(kFileDestination));
+  EXPECT_NE(missing.find("e.conf:2: path " + home.sub("no/such/Data.fs") + ": the directory " +
+                         home.sub("no/such") + " does not exist"),
+            std::string::npos)
+      << missing;
+  if (old_home) ::setenv("HOME", saved.c_str(), 1);
+}
+
+// Errors from inside a value name the file and the key's line.
+TEST(Zodbconvert, ValueErrorsNameTheKeysLine) {
+  const auto source = [](const std::string& body) {
+    return config_error("<relstorage source>\n" + body + "</relstorage>\n" +
+                        std::string(kFileDestination));
+  };
+  EXPECT_NE(source("<postgresql>\n dsn dbname='z\n</postgresql>\n")
+                .find("e.conf:3: malformed PostgreSQL dsn: unclosed quote"),
+            std::string::npos);
+  EXPECT_NE(source(" commit-lock-timeout 30s\n<sqlite3>\n data-dir /tmp/d\n</sqlite3>\n")
+                .find("e.conf:2: commit-lock-timeout '30s' is not a whole number"),
+            std::string::npos);
+  EXPECT_NE(source("<mysql>\n user z\n</mysql>\n").find("e.conf:2: <mysql> needs db"),
+            std::string::npos);
+  const auto sized = zodbconvert_config_from_text(
+      "<relstorage source>\n<sqlite3>\n data-dir /tmp/d\n<pragmas>\n cache_size 10 MB\n"
+      "</pragmas>\n</sqlite3>\n</relstorage>\n" +
+          std::string(kFileDestination),
+      "z.conf");
+  EXPECT_EQ(sized.source.uri.params.at("pragma.cache_size"), "-10240");
 }
 
 }  // namespace
