@@ -13,6 +13,7 @@
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
+#include "storage/file_uri.h"
 
 namespace relstore {
 namespace {
@@ -57,6 +58,11 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run,
   StorageOptions options = uri.options();
   options.cache_mb = 0;
   if (uri.scheme == Scheme::file) {
+    check_file_uri_options(options);
+    if (options.read_only) {
+      throw ConfigError("the destination " + uri.redacted() +
+                        " is marked read_only; a conversion writes to it");
+    }
     FileStorageOptions fo;
     if (dry_run) {
       std::error_code ec;

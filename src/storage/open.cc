@@ -6,6 +6,7 @@
 #include "relstore/filestorage.h"
 #include "relstore/storage.h"
 #include "storage/db_storage.h"
+#include "storage/file_uri.h"
 
 namespace relstore {
 
@@ -43,14 +44,29 @@ bool driver_flag(const StorageOptions& options, const std::string& key, bool fal
   return it == options.driver.end() ? fallback : parse_bool(key, it->second);
 }
 
-// file: URIs open read-only unless writing is asked for (`?write=1`), or the file does
-// not exist yet and may be created: a reader takes no lock, so it can read a file that a
-// running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
-std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+}  // namespace
+
+void check_file_uri_options(const StorageOptions& options) {
   if (options.history == HistoryMode::free) {
     throw ConfigError(
         "a FileStorage (file: URI) always keeps history; history=free does not apply");
   }
+  for (const auto& [key, value] : options.driver) {
+    if (key != "write" && key != "fsync") {
+      throw ConfigError("option " + key +
+                        " does not apply to a file: URI (it takes read_only, write, fsync and "
+                        "commit_lock_timeout)");
+    }
+  }
+}
+
+namespace {
+
+// file: URIs open read-only unless writing is asked for (`?write=1`), or the file does
+// not exist yet and may be created: a reader takes no lock, so it can read a file that a
+// running ZODB holds, while a writer locks it. `?fsync=0` syncs only on close (convert).
+std::unique_ptr<Storage> open_file(const StorageUri& uri, const StorageOptions& options) {
+  check_file_uri_options(options);
   FileStorageOptions fo;
   std::error_code ec;
   const bool missing = !std::filesystem::exists(uri.database, ec);

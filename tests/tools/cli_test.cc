@@ -231,5 +231,26 @@ TEST(Cli, AFileUriWorksAsTheReadmeShowsIt) {
   EXPECT_NE(bench.out.find("errors       0"), std::string::npos) << bench.out;
 }
 
+// A file: destination's options are checked as any file: URI's: read_only, history=free
+// and options no FileStorage takes are errors that write nothing, not ignored.
+TEST(Cli, AFileDestinationsOptionsAreNotIgnored) {
+  TempDir d;
+  const std::string source = "file://" + d.sub("source.fs");
+  ASSERT_EQ(relstore("sample --objects 20 " + source).code, 0);
+  const std::map<std::string, std::string> cases = {
+      {"read_only=true", "is marked read_only"},
+      {"history=free", "always keeps history"},
+      {"bogus=1", "option bogus does not apply to a file: URI"}};
+  for (const auto& [option, message] : cases) {
+    const std::string destination = d.sub("out-" + option.substr(0, 4) + ".fs");
+    const CliRun r = relstore("convert " + source + " 'file://" + destination + "?" + option + "'");
+    EXPECT_EQ(r.code, 2) << option << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << r.out;
+    EXPECT_FALSE(fs::exists(destination)) << option;
+  }
+  const CliRun info = relstore("info '" + source + "?bogus=1'");
+  EXPECT_EQ(info.code, 2) << info.out;
+}
+
 }  // namespace
 }  // namespace relstore
