@@ -50,6 +50,10 @@ sql::ConnectOptionsMap connect_options(const ConnectParams& p) {
   if (!p.unix_socket.empty()) {
     o["hostName"] = sql::SQLString("localhost");
     o["socket"] = sql::SQLString(p.unix_socket);
+  } else if (p.host.find(':') != std::string::npos) {
+    // The connector splits a bare host at its first ':'; an IPv6 address goes in brackets
+    // of a tcp:// host, with the port.
+    o["hostName"] = sql::SQLString("tcp://[" + p.host + "]:" + std::to_string(p.port));
   } else {
     o["hostName"] = sql::SQLString(p.host);
     o["port"] = p.port;
