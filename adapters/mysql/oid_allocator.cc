@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "backend/oid_blocks.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -36,10 +37,7 @@ std::vector<Oid> OidAllocator::allocate() {
   blocks_ = std::min(blocks_ * 2, 16);
   std::vector<Oid> out;
   for (int64_t block : blocks) {
-    for (uint64_t oid = static_cast<uint64_t>(block) * 16 - 15;
-         oid <= static_cast<uint64_t>(block) * 16; ++oid) {
-      out.emplace_back(oid);
-    }
+    backend::append_oid_block(block, out, conn_.params().describe + ": new_oid");
   }
   cleanup(blocks.front(), blocks.back());
   return out;
@@ -60,7 +58,7 @@ std::string OidAllocator::set_min_statement(Oid oid) {
   // An explicit value moves the auto-increment counter past it; if the row exists the
   // counter is past it already. Block 0 (oid 0) is below every block: nothing to move
   // (and an explicit 0 would take a new block instead).
-  const auto block = static_cast<int64_t>((oid.value() + 15) / 16);
+  const auto block = static_cast<int64_t>(backend::oid_block_of(oid.value()));
   if (block == 0) return "DO 0";
   return "INSERT IGNORE INTO new_oid (zoid) VALUES (" + std::to_string(block) + ")";
 }

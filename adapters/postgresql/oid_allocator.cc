@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "backend/oid_blocks.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -22,16 +23,13 @@ std::vector<Oid> OidAllocator::allocate(int blocks) {
       throw SchemaError(conn_.describe() + ": zoid_seq returned " + std::to_string(block) +
                         "; the sequence is damaged");
     }
-    for (uint64_t oid = static_cast<uint64_t>(block) * 16 - 15;
-         oid <= static_cast<uint64_t>(block) * 16; ++oid) {
-      out.emplace_back(oid);
-    }
+    backend::append_oid_block(block, out, conn_.describe() + ": zoid_seq");
   }
   return out;
 }
 
 std::string set_min_oid_sql(Oid oid) {
-  const int64_t block = static_cast<int64_t>((oid.value() + 15) / 16);
+  const auto block = static_cast<int64_t>(backend::oid_block_of(oid.value()));
   // nextval only moves the sequence forward; two setval calls racing could move it back,
   // so they take turns under an advisory lock of relstore's own (two-key form: a key
   // space apart from RelStorage's one-key object locks).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/oid_blocks.h"
 #include "embedded_sql.h"
 #include "relstore/errors.h"
 
@@ -67,9 +68,8 @@ std::vector<Oid> OidAllocator::allocate() {
   }
   blocks_ = std::min<int64_t>(blocks_ * 2, 128);
   std::vector<Oid> out;
-  const auto first = static_cast<uint64_t>(after - blocks) * 16 - 15;
-  for (uint64_t oid = first; oid <= static_cast<uint64_t>(after - 1) * 16; ++oid) {
-    out.emplace_back(oid);
+  for (int64_t block = after - blocks; block < after; ++block) {
+    backend::append_oid_block(block, out, db_->path() + ": new_oid");
   }
   return out;
 }
@@ -77,7 +77,7 @@ std::vector<Oid> OidAllocator::allocate() {
 void OidAllocator::set_min(Oid oid) {
   // The next block must be past the one holding `oid`.
   const uint64_t v = oid.value();
-  const auto block = static_cast<int64_t>(v / 16 + (v % 16 != 0)) + 1;
+  const auto block = static_cast<int64_t>(backend::oid_block_of(v)) + 1;
   in_write_txn(*db_, [&] {
     Stmt& s = db_->prepared("UPDATE new_oid SET zoid = ?1 WHERE zoid < ?1");
     s.bind(1, block);

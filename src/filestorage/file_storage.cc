@@ -332,7 +332,9 @@ void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
     for (size_t i = 0; i < records.size(); ++i) {
       index_.set(records[i].oid, positions[i], !records[i].data);
       c.oids.push_back(records[i].oid);
-      next_oid_ = std::max(next_oid_, records[i].oid.value() + 1);
+      // 0 means none left: after the largest OID, which no later store undoes.
+      const uint64_t after = records[i].oid.value() + 1;
+      if (next_oid_ != 0 && (after == 0 || after > next_oid_)) next_oid_ = after;
     }
     end_ = tpos + bytes.size();
     last_tid_ = max_tid_ = tid;

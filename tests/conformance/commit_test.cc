@@ -547,6 +547,23 @@ TEST_P(CommitBasics, RestoringALargerOidMovesTheAllocatorPastIt) {
   EXPECT_GT(reopen()->new_instance()->new_oid(), Oid(123457));
 }
 
+// Line 10 at the top of the OID range: once the largest OID is stored, no OID is above it,
+// so new_oid has none to give; allocators that count in blocks of 16 wrapped to OID 1 and
+// handed out OIDs in use.
+TEST_P(CommitBasics, AfterTheLargestOidNewOidHasNoneToGive) {
+  const Oid largest(~uint64_t{0});
+  commit(*inst_, {{5, "low"}, {largest.value(), "the largest"}});
+  const auto other = storage_->new_instance();
+  for (auto* inst : {inst_.get(), other.get()}) {
+    try {
+      const Oid oid = inst->new_oid();
+      ADD_FAILURE() << "new_oid gave " << oid.value() << ", not above " << largest.value();
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find("OID"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Line 10 within one storage: OIDs it already holds for new_oid are not handed out once a
 // store has used one of them (or an OID above them).
 TEST_P(CommitBasics, StoringAnOidTheAllocatorHeldBackMovesPastIt) {
