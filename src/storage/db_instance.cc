@@ -15,6 +15,9 @@ namespace {
 
 // The known-current map is a cache of this snapshot; past this size it is simply dropped.
 constexpr size_t kMaxKnown = 1u << 20;
+// Own commits a poll skips; past this many (a writer that never polls) they are forgotten,
+// and the next poll reports their objects as changed, which costs reloads, not correctness.
+constexpr size_t kMaxOwnCommits = 1u << 16;
 
 // SQL stores TIDs as signed BIGINT; no real TID reaches 2**63 (the year 5908), so larger
 // bounds are clamped rather than wrapped to negative numbers.
@@ -55,6 +58,9 @@ void DbInstance::restart_snapshot() {
     since = Tid(first_own_commit_->value() - 1);
   }
   backend::PollResult r;
+  // Taken before the snapshot: a zap clearing the cache after this point makes the puts of
+  // what this snapshot reads void.
+  cache_generation_ = storage_.cache().generation();
   // Until the new snapshot is known, there is none: a poll that fails part-way may have
   // moved the connection to a new snapshot already, and cached states of the old one must
   // not be served beside reads from it. The next access starts over from snapshot_tid_.
@@ -80,16 +86,31 @@ void DbInstance::restart_snapshot() {
     pending_everything_ = true;
     known_.clear();
   }
-  if (had_snapshot_ && r.last_tid < snapshot_tid_) {
-    // The database went back in time (restored, zapped): nothing we know holds.
+  // The newest transaction this instance has seen: its last snapshot's, or its own commits
+  // since. Older now means the database went back in time (restored, zapped): nothing we
+  // know holds, our own commits included, and the (oid, tid) keys of the cache may come
+  // back with other bytes.
+  const Tid seen = had_snapshot_ ? std::max(snapshot_tid_, newest_own_write_) : newest_own_write_;
+  if (r.last_tid < seen) {
     pending_everything_ = true;
     known_.clear();
+    last_own_commit_ = Tid(0);
+    storage_.cache().clear();
+    cache_generation_ = storage_.cache().generation();
   }
   own_commits_.clear();
+  newest_own_write_ = Tid(0);
   first_own_commit_.reset();
   had_snapshot_ = true;
   snapshot_tid_ = r.last_tid;
-  if (known_.size() > kMaxKnown) known_.clear();
+}
+
+void DbInstance::note_known(Oid oid, Tid tid) {
+  // A bound on what an instance remembers: states it loads or commits without polling in
+  // between would otherwise pile up (a writer that never polls, a copy). Forgetting costs
+  // cache lookups only.
+  if (known_.size() >= kMaxKnown) known_.clear();
+  known_[oid] = tid;
 }
 
 void DbInstance::ensure_snapshot() {
@@ -139,8 +160,8 @@ LoadResult DbInstance::load(Oid oid) {
   storage_.count_miss();
   auto row = load_conn().load_current(oid);
   if (!row || !row->state) throw POSKeyError(oid);
-  known_[oid] = row->tid;
-  storage_.cache().put(oid, row->tid, *row->state);
+  note_known(oid, row->tid);
+  storage_.cache().put(oid, row->tid, *row->state, cache_generation_);
   return {std::move(*row->state), row->tid};
 }
 
@@ -162,7 +183,7 @@ Bytes DbInstance::load_serial(Oid oid, Tid tid) {
   ensure_snapshot();
   auto row = load_conn().load_revision(oid, tid);
   if (!row || !row->state) throw POSKeyError(oid, tid);
-  storage_.cache().put(oid, tid, *row->state);
+  storage_.cache().put(oid, tid, *row->state, cache_generation_);
   return std::move(*row->state);
 }
 
@@ -372,6 +393,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
     in_snapshot_ = false;
   }
   Tid tid;
+  const uint64_t generation = storage_.cache().generation();
   const auto visible = storage_.show_commit();
   try {
     tid = store_->finish(req);
@@ -385,8 +407,8 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   storage_.give_back(std::move(store_));
   for (const auto& r : records_) {
     if (r.state) {
-      storage_.cache().put(r.oid, tid, *r.state);
-      known_[r.oid] = tid;
+      storage_.cache().put(r.oid, tid, *r.state, generation);
+      note_known(r.oid, tid);
     } else {
       known_.erase(r.oid);
     }
@@ -400,7 +422,11 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
           ? !records_.empty()
           : std::any_of(records_.begin(), records_.end(),
                         [](const backend::PendingRecord& r) { return r.state.has_value(); });
-  if (wrote_rows) own_commits_.insert(tid);
+  if (wrote_rows) {
+    if (own_commits_.size() >= kMaxOwnCommits) own_commits_.clear();
+    own_commits_.insert(tid);
+    newest_own_write_ = std::max(newest_own_write_, tid);
+  }
   last_own_commit_ = std::max(last_own_commit_, tid);
   if (!had_snapshot_ && !first_own_commit_) first_own_commit_ = tid;
   reset_txn();

@@ -65,6 +65,8 @@ class DbInstance : public StorageInstance {
   // Asks the resolver; returns the merged state or throws ConflictError.
   Bytes resolve(const backend::ConflictRow& c, const backend::PendingRecord& mine);
   void reset_txn() noexcept;
+  // Remembers a current state of the snapshot (or of an own commit), within bounds.
+  void note_known(Oid oid, Tid tid);
 
   std::shared_ptr<DbStorage> owner_;
   DbStorage& storage_;
@@ -79,6 +81,8 @@ class DbInstance : public StorageInstance {
   std::optional<Tid> first_own_commit_;  // this instance's first commit before any snapshot
   std::unordered_map<Oid, Tid> known_;   // oid -> current tid, valid for this snapshot
   std::unordered_set<Tid> own_commits_;  // this instance's commits not yet polled past
+  Tid newest_own_write_;                 // the newest of them (0 when none)
+  uint64_t cache_generation_ = 0;        // the state cache's generation at the snapshot
   std::unordered_set<Oid> pending_;      // invalidations found before the next poll
   bool pending_everything_ = false;
 

@@ -10,10 +10,10 @@ std::optional<Bytes> StateCache::get(Oid oid, Tid tid) {
   return it->second->state;
 }
 
-void StateCache::put(Oid oid, Tid tid, const Bytes& state) {
-  const size_t cost = state.size() + kOverhead;
-  if (cost > max_bytes_ / 4) return;  // one huge record must not flush everything else
+void StateCache::put(Oid oid, Tid tid, const Bytes& state, uint64_t generation) {
+  if (state.size() + kOverhead > max_bytes_ / 4) return;  // one huge record must not flush all
   std::lock_guard lock(mu_);
+  if (generation != generation_) return;
   const Key key{oid, tid};
   if (auto it = index_.find(key); it != index_.end()) {
     lru_.splice(lru_.begin(), lru_, it->second);
@@ -21,10 +21,10 @@ void StateCache::put(Oid oid, Tid tid, const Bytes& state) {
   }
   lru_.push_front(Entry{key, state});
   index_.emplace(key, lru_.begin());
-  bytes_ += cost;
+  bytes_ += cost(lru_.front().state);
   while (bytes_ > max_bytes_ && !lru_.empty()) {
     Entry& victim = lru_.back();
-    bytes_ -= victim.state.size() + kOverhead;
+    bytes_ -= cost(victim.state);
     index_.erase(victim.key);
     lru_.pop_back();
   }
@@ -35,6 +35,12 @@ void StateCache::clear() {
   index_.clear();
   lru_.clear();
   bytes_ = 0;
+  ++generation_;
+}
+
+uint64_t StateCache::generation() const {
+  std::lock_guard lock(mu_);
+  return generation_;
 }
 
 size_t StateCache::bytes() const {
