@@ -41,12 +41,16 @@ std::optional<std::vector<Oid>> FileInstance::poll_invalidations() {
   const uint64_t generation = generation_;
   const Tid now = snapshot();
   std::optional<std::vector<Oid>> out = std::vector<Oid>{};
-  if (had_base) {
-    if (storage_.generation() != generation) {
-      out.reset();  // zap_all: everything is gone
-    } else {
-      out = storage_.changes_since(base, own_commits_);
-    }
+  // zap_all since the base, or since this instance's own commits (made before any poll
+  // too): everything is gone, those commits included.
+  const bool zapped = (had_base && storage_.generation() != generation) ||
+                      (!last_own_commit_.is_zero() && storage_.generation() != own_generation_);
+  if (zapped) {
+    out.reset();
+    own_commits_.clear();
+    last_own_commit_ = Tid(0);
+  } else if (had_base) {
+    out = storage_.changes_since(base, own_commits_);
   }
   poll_base_ = now;
   generation_ = storage_.generation();
@@ -278,6 +282,8 @@ std::vector<Oid> FileInstance::tpc_vote(const TransactionMetaData& txn) {
 Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
                              const std::function<void(Tid)>& on_tid) {
   check_txn(txn, Phase::voted, "tpc_finish");
+  // Read before the commit: a zap between the two then shows as one at the next poll.
+  const uint64_t generation = storage_.generation();
   try {
     storage_.commit(tid_, status_, txn, records_, on_tid);
   } catch (...) {
@@ -287,6 +293,7 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   const Tid tid = tid_;
   own_commits_.insert(tid);
   last_own_commit_ = std::max(last_own_commit_, tid);
+  own_generation_ = generation;
   // As the database backends do: the next read starts a snapshot that holds this commit
   // (and whatever others committed meanwhile, which the next poll still reports).
   in_snapshot_ = false;

@@ -77,6 +77,7 @@ class FileInstance : public StorageInstance {
   uint64_t generation_ = 0;
   std::unordered_set<Tid> own_commits_;
   Tid last_own_commit_;
+  uint64_t own_generation_ = 0;  // the storage's generation when they were made
 
   // --- commit ---
   const TransactionMetaData* txn_ = nullptr;

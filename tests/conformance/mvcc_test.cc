@@ -55,6 +55,25 @@ TEST_P(Mvcc, AnotherProcesssCommitsBecomeVisibleOnlyAfterPolling) {
   EXPECT_EQ(inst_->load(Oid(1)).data, "v2");
 }
 
+// Line 35: a database emptied (or restored to an earlier point) behind an instance takes
+// the instance's own commits with it: the poll says "everything" and the states are gone.
+// The check compared with the last snapshot only, so commits made since were kept.
+TEST_P(Mvcc, ADatabaseZappedBehindAnInstanceTakesItsOwnCommitsToo) {
+  inst_->poll_invalidations();  // a snapshot of the empty database
+  commit(*inst_, {{1, "mine"}});
+  inst_->release_snapshot();
+  reopen()->zap_all();  // another storage on the same database
+  EXPECT_FALSE(inst_->poll_invalidations().has_value());
+  EXPECT_THROW(inst_->load(Oid(1)), POSKeyError);
+  EXPECT_EQ(inst_->last_transaction(), Tid(0));
+  // And through the same storage, without a snapshot taken before the commit.
+  auto writer = storage_->new_instance();
+  commit(*writer, {{2, "mine too"}});
+  storage_->zap_all();
+  EXPECT_FALSE(writer->poll_invalidations().has_value());
+  EXPECT_THROW(writer->load(Oid(2)), POSKeyError);
+}
+
 TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
   // Two objects always changed together must never be seen half-updated.
   Tid ta = create(1, "0");
