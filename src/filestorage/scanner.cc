@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <iostream>
 #include <vector>
 
@@ -297,28 +298,44 @@ DataHeader Scanner::linked_record(const DataHeader& rec, uint64_t target, uint64
 }
 
 bool Scanner::starts_record(const TxnHeader& th, uint64_t target) const {
-  // The record starts of the transaction last asked about, per thread: an undo of a large
-  // transaction points many back pointers into it, and walking it for each would make
-  // opening such a file quadratic (40,000 of them took 48 s).
+  // The record starts of the transactions last asked about, per thread: an undo of large
+  // transactions points many back pointers into them (alternately, when the undone
+  // transaction changed objects created by several), and walking a transaction for each
+  // would make opening such a file quadratic (40,000 of them took 48 s). Bounded by the
+  // offsets it holds; the oldest transaction goes first.
+  constexpr size_t kMaxOffsets = size_t{1} << 20;
   struct Starts {
     uint64_t map = 0;  // FileMap::serial(): a freed map's address may come back
     uint64_t limit = 0;
-    uint64_t txn = 0;
-    std::vector<uint64_t> offsets;
+    std::unordered_map<uint64_t, std::vector<uint64_t>> by_txn;
+    std::deque<uint64_t> order;
+    size_t offsets = 0;
   };
   thread_local Starts cache;
-  if (cache.map != map_->serial() || cache.limit != limit_ || cache.txn != th.pos) {
-    cache = Starts{map_->serial(), limit_, th.pos, {}};
+  if (cache.map != map_->serial() || cache.limit != limit_) {
+    cache = Starts{map_->serial(), limit_, {}, {}, 0};
+  }
+  auto it = cache.by_txn.find(th.pos);
+  if (it == cache.by_txn.end()) {
+    std::vector<uint64_t> offsets;
     uint64_t p = th.records_begin();
     while (p < th.records_end() && th.records_end() - p >= kDataHeaderSize) {
       const DataHeader d = decode_data_header(map_->at(p), p);
       const uint64_t body = d.plen ? d.plen : kBackPointerSize;
       if (body > th.records_end() - p - kDataHeaderSize) break;
-      cache.offsets.push_back(p);
+      offsets.push_back(p);
       p += kDataHeaderSize + body;
     }
+    while (!cache.order.empty() && cache.offsets + offsets.size() > kMaxOffsets) {
+      cache.offsets -= cache.by_txn[cache.order.front()].size();
+      cache.by_txn.erase(cache.order.front());
+      cache.order.pop_front();
+    }
+    cache.offsets += offsets.size();
+    cache.order.push_back(th.pos);
+    it = cache.by_txn.emplace(th.pos, std::move(offsets)).first;
   }
-  return std::binary_search(cache.offsets.begin(), cache.offsets.end(), target);
+  return std::binary_search(it->second.begin(), it->second.end(), target);
 }
 
 DataHeader Scanner::back_target(const DataHeader& rec) const {
@@ -330,13 +347,31 @@ DataHeader Scanner::prev_record(const DataHeader& rec) const {
 }
 
 std::optional<std::string_view> Scanner::resolve(const DataHeader& rec) const {
+  if (rec.plen != 0) return map_->view(rec.data_pos(), rec.plen);
+  if (rec.back == 0) return std::nullopt;
+  // Each hop goes strictly backward (checked), so the walk ends; a record met before
+  // ends it at once.
+  std::vector<uint64_t> hops;
   DataHeader cur = rec;
-  // Each hop goes strictly backward (checked), so the walk ends.
-  while (cur.plen == 0) {
-    if (cur.back == 0) return std::nullopt;
+  uint64_t found = 0;  // offset of the record with the data; 0: absent
+  for (;;) {
+    if (const auto known = resolved_.find(cur.pos); known != resolved_.end()) {
+      found = known->second;
+      break;
+    }
+    hops.push_back(cur.pos);
+    if (cur.back == 0) break;
     cur = back_target(cur);
+    if (cur.plen != 0) {
+      found = cur.pos;
+      break;
+    }
   }
-  return map_->view(cur.data_pos(), cur.plen);
+  if (resolved_.size() + hops.size() > (size_t{1} << 22)) resolved_.clear();
+  for (uint64_t pos : hops) resolved_[pos] = found;
+  if (found == 0) return std::nullopt;
+  const DataHeader data = found == cur.pos ? cur : data_header_at(found);
+  return map_->view(data.data_pos(), data.plen);
 }
 
 TxnHeader Scanner::txn_header_at(uint64_t tloc) const {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "filestorage/file_map.h"
@@ -101,6 +102,10 @@ class Scanner {
   // raise SIGBUS. Zero: the file's tail is unfinished or damaged. Set by the first next().
   std::optional<uint64_t> stable_end_;
   std::optional<Tid> last_tid_;  // of the previous transaction read forward
+  // Back-pointer records resolved by this scanner: record offset -> offset of the record
+  // holding the data (0: absent). Undo writes chains of back pointers; following each to
+  // its end for every record made reading a file of them quadratic.
+  mutable std::unordered_map<uint64_t, uint64_t> resolved_;
 };
 
 }  // namespace relstore::fs

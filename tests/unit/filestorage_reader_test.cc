@@ -159,6 +159,47 @@ TEST(FileStorageReader, BackPointersGiveDataAndDataTxn) {
   for (size_t i = 0; i < 5; ++i) EXPECT_TRUE(same(t[i], b[4 - i]));
 }
 
+// What ZODB's undo writes: the undo of a transaction that changed objects created by two
+// others points its back pointers into both, alternately, and undoing again makes chains.
+// Each resolves to its data (reading such files had taken time quadratic in their size:
+// 37 s for a 7 MB file; docs/benchmarks.md has the figures).
+TEST(FileStorageReader, BackPointersIntoSeveralTransactionsAndLongChainsResolve) {
+  TempDir dir;
+  RawDataFs f;
+  constexpr uint64_t kPairs = 2000;
+  std::vector<RawRecord> evens, odds, changed, undone;
+  for (uint64_t i = 0; i < kPairs; ++i) {
+    evens.push_back(with_data(2 * i, "a" + std::to_string(2 * i)));
+    odds.push_back(with_data(2 * i + 1, "b" + std::to_string(2 * i + 1)));
+  }
+  f.add(10, evens);
+  const std::vector<uint64_t> in_a = f.record_pos;
+  f.add(11, odds);
+  const std::vector<uint64_t> in_b(f.record_pos.begin() + kPairs, f.record_pos.end());
+  for (uint64_t oid = 0; oid < 2 * kPairs; ++oid) changed.push_back(with_data(oid, "c"));
+  f.add(12, changed);
+  for (uint64_t oid = 0; oid < 2 * kPairs; ++oid) {
+    undone.push_back(with_back(oid, oid % 2 ? in_b[oid / 2] : in_a[oid / 2]));
+  }
+  f.add(13, undone);
+  // A chain: every transaction undoes to the one before it.
+  f.add(14, {with_data(1'000'000, "chained")});
+  for (uint64_t hop = 1; hop <= 3000; ++hop) {
+    f.add(14 + hop, {with_back(1'000'000, f.record_pos.back())});
+  }
+  f.write(dir.sub("Data.fs"));
+  auto st = open_file_storage(dir.sub("Data.fs"));
+  auto inst = st->new_instance();
+  for (uint64_t oid = 0; oid < 2 * kPairs; ++oid) {
+    ASSERT_EQ(inst->load(Oid(oid)).data, (oid % 2 ? "b" : "a") + std::to_string(oid)) << oid;
+  }
+  EXPECT_EQ(inst->load(Oid(1'000'000)).data, "chained");
+  const auto t = read_all(iterate_file_storage(dir.sub("Data.fs")));
+  ASSERT_EQ(t.size(), 4u + 3001u);
+  EXPECT_EQ(t[3].records[1].data, "b1");
+  EXPECT_EQ(t.back().records[0].data, "chained");
+}
+
 TEST(FileStorageReader, EmptyTransactionsAndFS21) {
   TempDir dir;
   RawDataFs f("FS21");
