@@ -11,6 +11,10 @@ namespace {
 
 std::string num(uint64_t v) { return std::to_string(v); }
 
+bool known_status(char status) {
+  return status == ' ' || status == 'p' || status == 'u' || status == 'c';
+}
+
 }  // namespace
 
 Scanner::Scanner(std::shared_ptr<const FileMap> map, FileStorageWarning warn,
@@ -47,7 +51,7 @@ std::string_view Scanner::check_magic() const {
 }
 
 void Scanner::check_header(const TxnHeader& h) const {
-  if (h.status != ' ' && h.status != 'p' && h.status != 'u' && h.status != 'c') {
+  if (!known_status(h.status)) {
     fail(h.pos + 16,
          "invalid transaction status " + status_repr(h.status) + " (tid " + h.tid.hex() + ")");
   }
@@ -91,6 +95,21 @@ bool Scanner::next(uint64_t& pos, TxnHeader& h, std::vector<DataHeader>* records
       warn(map_->path() + " ends in " + num(left) + " zero bytes from byte offset " + num(pos) +
            " (left by a crash); reading stops at the last complete transaction");
       return false;
+    }
+    if (!known_status(h.status) || h.tlen < kTxnHeaderSize + h.ulen + h.dlen + h.elen) {
+      // A header that is not one. When its own trailing length does not confirm it either,
+      // it is what a crash leaves when an append's first bytes reached the disk and the
+      // rest of the new size reads as zeros: a tail, as ZODB takes it (and damage when a
+      // complete transaction still ends the file after it). Confirmed, it is an error.
+      unsigned char trailer[kTrailerSize];
+      const bool confirmed = h.tlen >= kTxnHeaderSize &&
+                             map_->read(h.records_end(), kTrailerSize, trailer) &&
+                             read_be64(trailer) == h.tlen;
+      if (!confirmed) {
+        return stop_at_tail(pos, map_->path() + ": the transaction header at byte offset " +
+                                     num(pos) + " is not one (status " + status_repr(h.status) +
+                                     ", length " + num(h.tlen) + ") and nothing confirms it");
+      }
     }
     check_header(h);
     if (last_tid_ && h.tid <= *last_tid_) {
@@ -145,9 +164,7 @@ std::optional<TxnHeader> Scanner::transaction_ending_at_limit() const {
     return std::nullopt;
   }
   const TxnHeader h = decode_txn_header(header, limit_ - kTrailerSize - tlen);
-  const bool known_status =
-      h.status == ' ' || h.status == 'p' || h.status == 'u' || h.status == 'c';
-  if (h.tlen != tlen || !known_status ||
+  if (h.tlen != tlen || !known_status(h.status) ||
       h.tlen < kTxnHeaderSize + uint64_t{h.ulen} + h.dlen + h.elen) {
     return std::nullopt;
   }

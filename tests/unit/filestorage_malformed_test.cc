@@ -97,6 +97,38 @@ TEST(FileStorageMalformed, ZeroFilledTailWarnsAndStopsCleanly) {
       << o.warnings[0];
 }
 
+// A crash can leave the first bytes of an appended header and zeros after them (the new
+// size reached the disk, the page with the rest did not): a tail, as ZODB takes it, with a
+// warning; a writable open sets it aside and appends after the last complete transaction.
+TEST(FileStorageMalformed, AHeaderTornByACrashIsATail) {
+  for (const size_t kept : {1u, 8u, 12u, 16u}) {  // up to the status byte, as ZODB sees it
+    TempDir dir;
+    RawDataFs f = two_transactions();
+    const uint64_t end = f.bytes.size();
+    RawDataFs next = two_transactions();
+    next.add(102, {with_data(1, "lost in the crash")});
+    f.bytes += next.bytes.substr(end, kept);
+    f.bytes.append(4096 - kept, '\0');
+    f.write(dir.sub("Data.fs"));
+    const Outcome o = read(dir.sub("Data.fs"));
+    EXPECT_EQ(o.tids, (std::vector<Tid>{Tid(100), Tid(101)})) << kept;
+    ASSERT_EQ(o.warnings.size(), 1u) << kept;
+    EXPECT_NE(o.warnings[0].find("byte offset " + std::to_string(end)), std::string::npos)
+        << o.warnings[0];
+    FileStorageOptions writable;
+    writable.read_only = false;
+    writable.on_warning = [](const std::string&) {};
+    auto st = open_file_storage(dir.sub("Data.fs"), writable);
+    auto inst = st->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(1), Tid(101), "after the crash", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+    EXPECT_EQ(inst->load(Oid(1)).data, "after the crash") << kept;
+  }
+}
+
 // What stops reading at a crash's tail is damage when a complete transaction still ends
 // the file after it: a length that runs past the end, a 'c' status. An error, never a
 // quietly shorter history. (A 'c' transaction that is the last one stays a tail:
