@@ -28,6 +28,8 @@ FileStorage::FileStorage(std::string path, FileStorageOptions options)
   const uint64_t size = file_->size();
   map_ = FileMap::map(file_->fd(), path_, size);
   build_index();
+  // Only once the file has proved readable: a file refused keeps its index.
+  file_->remove_index();
   if (end_ < size) {
     const std::string tail = file_->cut_tail(end_);
     Scanner(map_, options_.on_warning)
@@ -55,6 +57,10 @@ void FileStorage::build_index() {
   std::vector<DataHeader> records;
   while (sc.next(pos, h, &records)) {
     for (const DataHeader& d : records) {
+      // A record's previous revision must be a record of its oid: an oid field damaged in
+      // the file shows here, as ZODB's own index build notices it, instead of the record
+      // being read (and copied) as another object.
+      if (d.prev != 0) sc.prev_record(d);
       // A back-pointer chain may end in absence, so only records with data are surely there.
       const bool absent = d.plen == 0 && !sc.resolve(d);
       index_.set(d.oid, d.pos, absent);

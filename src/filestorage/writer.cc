@@ -110,12 +110,15 @@ std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool creat
     }
     f->append(0, magic, true);
   }
+  return f;
+}
+
+void AppendFile::remove_index() const {
   // The index caches offsets as of some earlier end of file; once we append it is stale
   // and ZODB would have to notice. Nothing trusts a missing index.
   std::error_code ec;
-  std::filesystem::remove(path + ".index", ec);
-  if (ec) throw StorageError("cannot remove the stale index " + path + ".index: " + ec.message());
-  return f;
+  std::filesystem::remove(path_ + ".index", ec);
+  if (ec) throw StorageError("cannot remove the stale index " + path_ + ".index: " + ec.message());
 }
 
 AppendFile::~AppendFile() {

@@ -29,6 +29,9 @@ class AppendFile {
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   uint64_t size() const;
+  // Removes `<path>.index` (ZODB's cache of offsets), which appending makes stale; called
+  // once the file has been read, so that a file refused keeps it.
+  void remove_index() const;
 
   // Copies the bytes from `end` to the end of the file into `<path>.tr<N>` (the first
   // free N), then truncates the file to `end`. Returns the copy's path.

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -127,6 +128,40 @@ TEST(FileStorageMalformed, AHeaderTornByACrashIsATail) {
     inst->tpc_finish(txn);
     EXPECT_EQ(inst->load(Oid(1)).data, "after the crash") << kept;
   }
+}
+
+// An oid field damaged in the file: the record's previous revision belongs to another
+// oid. Opening the storage says so, naming the offset, rather than serving (or copying)
+// the record as another object.
+TEST(FileStorageMalformed, ARecordWhosePreviousRevisionIsAnotherOidsIsAnError) {
+  TempDir dir;
+  RawDataFs f = two_transactions();
+  const uint64_t damaged = f.record_pos.back();
+  f.poke64(damaged, 7);  // the oid field of oid 1's second revision
+  f.write(dir.sub("Data.fs"));
+  try {
+    open_file_storage(dir.sub("Data.fs"));
+    ADD_FAILURE() << "opened";
+  } catch (const FileStorageError& e) {
+    EXPECT_EQ(e.offset(), damaged + 16) << e.what();
+    EXPECT_NE(std::string(e.what()).find("points to a record of oid 0x0000000000000001"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// A writable open that refuses the file leaves ZODB's index of it alone (it was removed
+// before the file was read).
+TEST(FileStorageMalformed, AFileRefusedForWritingKeepsItsIndex) {
+  TempDir dir;
+  RawDataFs f;
+  f.add(5, {with_data(1, "a")}, 'x');
+  f.write(dir.sub("Data.fs"));
+  std::ofstream(dir.sub("Data.fs.index")) << "ZODB's index";
+  FileStorageOptions writable;
+  writable.read_only = false;
+  EXPECT_THROW(open_file_storage(dir.sub("Data.fs"), writable), FileStorageError);
+  EXPECT_TRUE(std::filesystem::exists(dir.sub("Data.fs.index")));
 }
 
 // What stops reading at a crash's tail is damage when a complete transaction still ends
