@@ -69,10 +69,15 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
       init += "; SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED";
       init += "; SET SESSION innodb_lock_wait_timeout = " +
               std::to_string(lock_wait_seconds(s.lock_timeout));
+      // A server-wide statement time limit would cut a vote's or finish's wait for locks
+      // short with an error that is neither a lock conflict nor retryable; the lock wait
+      // above is the limit a commit keeps to.
+      init += s.server.mariadb ? "; SET SESSION max_statement_time = 0"
+                               : "; SET SESSION max_execution_time = 0";
       init += "; SET autocommit = 0; ";
       init += trim_statements(embedded_sql("sql/mysql/temp_tables.sql"));
       replace_all(init, "{TEMP_ENGINE}", s.server.temp_engine());
-      statements += 6;
+      statements += 7;
       break;
     case Role::admin:
       // Procedures keep the client character set and collation they were created with.

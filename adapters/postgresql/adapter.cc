@@ -83,6 +83,10 @@ std::unique_ptr<Conn> open_conn(const Location& loc, Role role, backend::Adapter
     // lock_timeout 0 would mean "wait forever": the shortest wait is 1 ms.
     const long ms = std::max(1L, std::lround(loc.lock_timeout * 1000));
     settings += " -c lock_timeout=" + std::to_string(ms);
+    // A statement_timeout of the role or database would cut the waits for locks short
+    // with an error that is neither a lock conflict nor retryable; lock_timeout is the
+    // limit a commit keeps to.
+    settings += " -c statement_timeout=0";
   }
   if (!settings.empty()) spec.params.emplace_back("options", settings);
   return std::make_unique<Conn>(spec, counter);

@@ -19,6 +19,7 @@ class MysqlConnection : public MysqlServerTest {
     Settings s;
     s.connect = connect_params(base_, base_.options());
     s.lock_timeout = lock_timeout;
+    s.server = server_info(*connect());  // as the adapter learns it before any session
     auto conn = open_connection(s, role, nullptr);
     std::map<std::string, std::string> out;
     // MariaDB 10 names them tx_*, MySQL 8 transaction_*.
@@ -26,13 +27,15 @@ class MysqlConnection : public MysqlServerTest {
         conn->query_int("SELECT VERSION() LIKE '%MariaDB%'") ? "@@tx_" : "@@transaction_";
     conn->batch(
         "SELECT @@sql_mode, @@time_zone, @@character_set_results, " + tx + "isolation, " + tx +
-            "read_only, @@autocommit, @@innodb_lock_wait_timeout, @@character_set_client",
+            "read_only, @@autocommit, @@innodb_lock_wait_timeout, @@character_set_client, " +
+            (s.server.mariadb ? "@@max_statement_time" : "@@max_execution_time"),
         1,
         [&](Rows& r) {
           if (!r.next()) return;
-          const char* names[] = {"sql_mode",  "time_zone",  "results",      "isolation",
-                                 "read_only", "autocommit", "lock_timeout", "client"};
-          for (int i = 0; i < 8; ++i) out[names[i]] = r.is_null(i) ? "NULL" : r.bytes(i);
+          const char* names[] = {"sql_mode",     "time_zone", "results",
+                                 "isolation",    "read_only", "autocommit",
+                                 "lock_timeout", "client",    "statement_time"};
+          for (int i = 0; i < 9; ++i) out[names[i]] = r.is_null(i) ? "NULL" : r.bytes(i);
         },
         Context::other);
     return out;
@@ -91,6 +94,8 @@ TEST_F(MysqlConnection, SessionsRunWithTheDocumentedSettings) {
   EXPECT_EQ(store["read_only"], "0");
   EXPECT_EQ(store["autocommit"], "0");
   EXPECT_EQ(store["lock_timeout"], "8");  // whole seconds, rounded up
+  // No server-wide statement time limit cuts a commit's lock waits short.
+  EXPECT_EQ(std::stod(store["statement_time"]), 0.0);
 }
 
 // The store connection's temporary tables are on an engine that empties a table on DELETE

@@ -242,6 +242,26 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   create(*inst, 2, "v1");
 }
 
+// A statement_timeout set on the database (or role) shorter than the commit lock timeout
+// cut the finish's wait for the commit lock short with a plain, not retryable, error;
+// store sessions turn it off and keep to lock_timeout.
+TEST(PostgresqlLocks, AStatementTimeoutDoesNotCutTheLockWaitsShort) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("locks_statement_timeout");
+  db.exec("ALTER DATABASE \"" + db.name() + "\" SET statement_timeout = '100ms'");
+  auto st = open_storage(db.uri("commit_lock_timeout=0.6"));
+  auto inst = st->new_instance();
+  create(*inst, 1, "v1");
+  auto holder = db.connect();
+  holder->simple("BEGIN; SELECT tid FROM commit_row_lock FOR UPDATE", postgresql::Context::other);
+  TransactionMetaData txn{"", "", ""};
+  vote_new_object(*inst, txn, 2);
+  EXPECT_THROW(inst->tpc_finish(txn), UnableToAcquireCommitLockError);
+  inst->tpc_abort(txn);
+  holder->simple("ROLLBACK", postgresql::Context::other);
+  create(*inst, 2, "v1");
+}
+
 // Without its row, commit_row_lock would lock nothing and exclude no other committer: the
 // commit fails instead, and leaves nothing behind.
 TEST(PostgresqlLocks, ACommitLockTableWithoutItsRowFailsTheCommit) {
