@@ -11,6 +11,7 @@ namespace {
 // treats specially. Named here because only driver.cc may include the client headers,
 // and those do not define the server numbers anyway.
 enum : int {
+  kTooManyConnections = 1040,  // ER_CON_COUNT_ERROR
   kDbAccessDenied = 1044,      // ER_DBACCESS_DENIED_ERROR
   kAccessDenied = 1045,        // ER_ACCESS_DENIED_ERROR
   kBadDb = 1049,               // ER_BAD_DB_ERROR
@@ -21,6 +22,8 @@ enum : int {
   kPacketTooLarge = 1153,      // ER_NET_PACKET_TOO_LARGE
   kLockWaitTimeout = 1205,     // ER_LOCK_WAIT_TIMEOUT (MariaDB's NOWAIT failure too)
   kDeadlock = 1213,            // ER_LOCK_DEADLOCK
+  kTooManyUserConns = 1203,    // ER_TOO_MANY_USER_CONNECTIONS
+  kUserLimitReached = 1226,    // ER_USER_LIMIT_REACHED
   kSpecificAccess = 1227,      // ER_SPECIFIC_ACCESS_DENIED_ERROR
   kReadOnlyServer = 1290,      // ER_OPTION_PREVENTS_STATEMENT (--read-only)
   kNoSuchProcedure = 1305,     // ER_SP_DOES_NOT_EXIST
@@ -95,6 +98,12 @@ void throw_error(int code, std::string_view message, Context ctx, std::string_vi
       throw StorageError("a record is larger than the server's max_allowed_packet: " + text);
     case kDuplicateKey:
       throw StorageError("duplicate key: " + text);
+    case kTooManyConnections:
+    case kTooManyUserConns:
+    case kUserLimitReached:
+      // The server is at a limit now, not wrong: a retry may get in (PostgreSQL's 53300
+      // is retryable too).
+      throw DisconnectedError("the MySQL server refuses more connections for now: " + text);
     default:
       break;
   }
