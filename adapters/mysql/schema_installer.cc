@@ -229,6 +229,14 @@ void install_schema(Settings& settings, const StorageOptions& options) {
   for (const char* required : {"commit_row_lock", "blob_chunk", "new_oid"}) {
     if (!tables.count(required)) throw SchemaError(where + " lacks the table " + required);
   }
+  // Before anything is changed (procedures included): a newer release's schema is not
+  // this one's to write.
+  if (tables.count("relstore_schema")) {
+    const int newest = migrations_for("mysql").back().version;
+    const auto version =
+        static_cast<int>(conn->query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema"));
+    if (version > newest) throw NewerSchemaError(where, version, newest);
+  }
   for (const auto& [name, table] : tables) {
     if (kOurTables.count(name) && table.type != "VIEW" && lower(table.engine) != "innodb") {
       throw SchemaError(where + ": table " + name + " uses the " + table.engine +

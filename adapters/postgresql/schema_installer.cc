@@ -212,10 +212,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
   }
   if (!seen.relations.count("blob_chunk")) throw SchemaError(db + " lacks the table blob_chunk");
   const int newest = migrations_for("postgresql").back().version;
-  if (seen.version > newest) {
-    throw SchemaError(db + " has relstore schema version " + std::to_string(seen.version) +
-                      ", newer than this relstore knows (" + std::to_string(newest) + ")");
-  }
+  if (seen.version > newest) throw NewerSchemaError(db, seen.version, newest);
 
   const bool needs_work = !seen.relations.count("relstore_schema") || !seen.has_lock_row ||
                           seen.version < newest || !functions_current(seen, keep_history);

@@ -131,6 +131,13 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
       throw SchemaError(loc.main_path + " lacks the table " + required);
     }
   }
+  // Before anything is changed: a newer release's schema is not this one's to write.
+  if (tables.count("relstore_schema")) {
+    const int newest = migrations_for("sqlite").back().version;
+    const auto version =
+        static_cast<int>(db.query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema"));
+    if (version > newest) throw NewerSchemaError(loc.main_path, version, newest);
+  }
   const bool needs_adoption =
       !tables.count("relstore_schema") ||
       db.query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0;

@@ -123,6 +123,21 @@ class NoSchemaError : public SchemaError {
   using SchemaError::SchemaError;
 };
 
+// The database's relstore schema is at a version newer than this relstore knows: a newer
+// release made it, and this one must not write to (or replace the procedures of) it.
+class NewerSchemaError : public SchemaError {
+ public:
+  NewerSchemaError(const std::string& where, int version, int newest_known)
+      : SchemaError(where + " has relstore schema version " + std::to_string(version) +
+                    ", newer than this relstore knows (" + std::to_string(newest_known) +
+                    "); use the newer relstore that made it"),
+        version_(version) {}
+  int version() const { return version_; }
+
+ private:
+  int version_;
+};
+
 // A URI, option or configuration file is malformed (a usage error: exit code 2).
 class ConfigError : public StorageError {
  public:

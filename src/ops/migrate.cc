@@ -52,6 +52,9 @@ MigrationStatus migration_status(const std::string& uri) {
   } catch (const NoSchemaError&) {
     // Nothing there yet: creating the schema applies every migration.
     return status_of(scheme_name(StorageUri::parse(uri).scheme), {});
+  } catch (const NewerSchemaError& e) {
+    // Reported, not failed: "which version is this database at" is what status is for.
+    return status_of(scheme_name(StorageUri::parse(uri).scheme), {e.version()});
   }
   return status_of(adapter->dialect(), adapter->applied_migrations());
 }
@@ -84,6 +87,11 @@ std::string format_migration_status(const MigrationStatus& st) {
                              : std::to_string(st.applied.back())) +
          "\n";
   out += "newest         " + std::to_string(st.newest) + "\n";
+  if (!st.applied.empty() && st.applied.back() > st.newest) {
+    return out +
+           "pending        none: the database is newer than this relstore; use the release "
+           "that made it\n";
+  }
   if (st.pending.empty()) return out + "pending        none\n";
   for (const auto& [version, name] : st.pending) {
     char buf[64];

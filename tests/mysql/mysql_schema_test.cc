@@ -168,6 +168,28 @@ TEST_F(MysqlSchema, BaselinePlusMigrationsEqualsAFreshInstall) {
   }
 }
 
+// A database a newer relstore made is refused before anything is changed, its procedures
+// included (an older release put its own back on every writable open); `migrate status`
+// reports it rather than failing.
+TEST_F(MysqlSchema, ANewerSchemaIsRefusedAndItsProceduresKept) {
+  const std::string uri = fresh_database("newer", "?history=free");
+  open_storage(uri)->close();
+  auto conn = connect(db_of(uri));
+  const int newest = migrations_for("mysql").back().version;
+  conn->exec("INSERT INTO relstore_schema VALUES (" + std::to_string(newest + 1) +
+             ", 'future', '2027-01-01T00:00:00Z')");
+  conn->exec("ALTER PROCEDURE relstore_make_tid COMMENT 'relstore from the future'");
+  const auto comment = [&] {
+    return scalar(*conn,
+                  "SELECT ROUTINE_COMMENT FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = "
+                  "DATABASE() AND ROUTINE_NAME = 'relstore_make_tid'");
+  };
+  EXPECT_THROW(open_storage(uri), NewerSchemaError);
+  EXPECT_THROW(migrate_up(uri, false), NewerSchemaError);
+  EXPECT_EQ(comment(), "relstore from the future");
+  EXPECT_EQ(migration_status(uri).applied.back(), newest + 1);
+}
+
 // The JSON mirror's columns: JSON (MariaDB: LONGTEXT utf8mb4_bin with a JSON_VALID check),
 // a class name in utf8mb4 compared byte by byte, as Python compares names.
 TEST_F(MysqlSchema, TheMirrorTablesHaveJsonColumns) {

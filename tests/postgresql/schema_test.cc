@@ -4,7 +4,9 @@
 
 #include "postgresql/pg_support.h"
 #include "relstore/errors.h"
+#include "relstore/ops.h"
 #include "relstore/storage.h"
+#include "schema/migrations.h"
 
 namespace relstore {
 namespace {
@@ -263,6 +265,25 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
   open_storage(db.uri())->close();
   EXPECT_EQ(db.scalar(checksums), installed);
   EXPECT_EQ(db.scalar("SELECT relstore_later_than(5, 9)"), "10");
+}
+
+// A database a newer relstore made is refused before anything is changed (functions
+// included); `migrate status` reports it rather than failing.
+TEST(PostgresqlSchema, ANewerSchemaIsRefusedAndReported) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_newer");
+  open_storage(db.uri())->close();
+  const int newest = migrations_for("postgresql").back().version;
+  db.exec("INSERT INTO relstore_schema VALUES (" + std::to_string(newest + 1) +
+          ", 'future', now())");
+  db.exec("COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS 'from the future'");
+  EXPECT_THROW(open_storage(db.uri()), NewerSchemaError);
+  EXPECT_THROW(migrate_up(db.uri(), false), NewerSchemaError);
+  const auto st = migration_status(db.uri());
+  EXPECT_EQ(st.applied.back(), newest + 1);
+  EXPECT_EQ(db.scalar("SELECT obj_description('relstore_later_than(BIGINT, BIGINT)'::regprocedure, "
+                      "'pg_proc')"),
+            "from the future");
 }
 
 // A database relstore opened before 2026-11-30 has the vote and finish functions with the

@@ -100,6 +100,37 @@ TEST(SqliteMigrationsStatus, AFreshDatabaseHasNothingPending) {
   EXPECT_TRUE(migrate_up("sqlite://" + d.sub("db"), false).empty());
 }
 
+// A database a newer relstore made (a migration this one does not know) is refused before
+// anything is changed; `migrate status` reports it rather than failing.
+TEST(SqliteMigrationsStatus, ANewerSchemaIsRefusedAndReported) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("db");
+  open_storage(uri)->close();
+  const int newest = migrations_for("sqlite").back().version;
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(d.sub("db/main.sqlite3").c_str(), &db), SQLITE_OK);
+  const std::string insert = "INSERT INTO relstore_schema VALUES (" + std::to_string(newest + 1) +
+                             ", 'future', '2027-01-01T00:00:00Z')";
+  ASSERT_EQ(sqlite3_exec(db, insert.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const auto before = catalog(d.sub("db/main.sqlite3"));
+  try {
+    open_storage(uri);
+    ADD_FAILURE() << "opened";
+  } catch (const NewerSchemaError& e) {
+    EXPECT_EQ(e.version(), newest + 1);
+    EXPECT_NE(std::string(e.what()).find("newer than this relstore knows"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(migrate_up(uri, false), NewerSchemaError);
+  const auto st = migration_status(uri);
+  EXPECT_EQ(st.applied.back(), newest + 1);
+  EXPECT_NE(format_migration_status(st).find("the database is newer than this relstore"),
+            std::string::npos)
+      << format_migration_status(st);
+  EXPECT_EQ(catalog(d.sub("db/main.sqlite3")), before);
+}
+
 // `create=false` in the URI holds for `migrate up` too: a mistyped path is an error, not a
 // new database.
 TEST(SqliteMigrationsStatus, MigrateUpKeepsCreateFalse) {
