@@ -21,6 +21,7 @@ struct MigrationStatus {
   std::vector<int> applied;                          // versions in relstore_schema
   std::vector<std::pair<int, std::string>> pending;  // (version, name), ascending
   int newest = 0;
+  bool has_schema = false;  // a schema is there (relstore's or RelStorage's own)
 };
 
 // `relstore migrate status`: reads only.

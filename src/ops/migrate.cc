@@ -9,10 +9,14 @@
 namespace relstore {
 namespace {
 
-std::unique_ptr<backend::Adapter> open_for_migrations(const std::string& uri, bool create) {
+// `existing`: a schema is there already. The URI's create=false keeps `up` from creating a
+// database, not from upgrading one: recording a RelStorage-created schema as the baseline
+// creates nothing (running the baseline's DDL again failed on its tables).
+std::unique_ptr<backend::Adapter> open_for_migrations(const std::string& uri, bool create,
+                                                      bool existing = false) {
   StorageUri parsed = StorageUri::parse(uri);
   StorageOptions options = parsed.options();
-  options.create = create && options.create;  // the URI's create=false still holds
+  options.create = create && (options.create || existing);
   if (!create) options.read_only = true;
   return backend::open_adapter(parsed, options);
 }
@@ -54,9 +58,13 @@ MigrationStatus migration_status(const std::string& uri) {
     return status_of(scheme_name(StorageUri::parse(uri).scheme), {});
   } catch (const NewerSchemaError& e) {
     // Reported, not failed: "which version is this database at" is what status is for.
-    return status_of(scheme_name(StorageUri::parse(uri).scheme), {e.version()});
+    MigrationStatus st = status_of(scheme_name(StorageUri::parse(uri).scheme), {e.version()});
+    st.has_schema = true;
+    return st;
   }
-  return status_of(adapter->dialect(), adapter->applied_migrations());
+  MigrationStatus st = status_of(adapter->dialect(), adapter->applied_migrations());
+  st.has_schema = true;
+  return st;
 }
 
 std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
@@ -65,7 +73,7 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
   // report names what this call applied either way.
   const MigrationStatus before = migration_status(uri);
   if (dry_run) return pending_names(before);
-  auto adapter = open_for_migrations(uri, true);
+  auto adapter = open_for_migrations(uri, true, before.has_schema);
   const MigrationStatus after = status_of(adapter->dialect(), adapter->applied_migrations());
   std::vector<std::string> done;
   for (const Migration& m : migrations_for(adapter->dialect())) {

@@ -156,6 +156,18 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_GT(inst->new_oid(), Oid(16));  // zoid_seq was at block 1
 }
 
+// `migrate up` with create=false upgrades a RelStorage-created database (recording its
+// schema as the baseline) rather than running the baseline's DDL again over its tables.
+TEST_F(RelStorageCreated, MigrateUpWithCreateFalseUpgradesIt) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_relstorage_up");
+  load_fixture(db);
+  const std::string uri = db.uri("create=false");
+  EXPECT_EQ(migrate_up(uri, false).size(), migrations_for("postgresql").size());
+  EXPECT_TRUE(migration_status(uri).pending.empty());
+  EXPECT_EQ(open_storage(uri)->new_instance()->load(Oid(0)).data, "hello");
+}
+
 // An application whose role was granted rights on RelStorage's tables only keeps
 // committing after relstore migrated the database: the mirror's trigger on object_state
 // reads relstore's own table with its owner's rights, not the committer's.

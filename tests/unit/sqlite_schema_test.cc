@@ -8,7 +8,9 @@
 #include <sstream>
 
 #include "relstore/errors.h"
+#include "relstore/ops.h"
 #include "relstore/storage.h"
+#include "schema/migrations.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -102,19 +104,24 @@ TEST(SqliteSchema, UnknownOptionIsAConfigError) {
   EXPECT_THROW(open_storage(uri_of(d, "db", "?colour=blue")), ConfigError);
 }
 
-// A database made with RelStorage's DDL (no relstore_schema, no commit_row_lock row).
-TEST(SqliteSchema, RelStorageCreatedDatabaseOpensAsIs) {
-  TempDir d;
-  fs::create_directories(d.sub("rs"));
+// A database made with RelStorage's DDL (no relstore_schema, no commit_row_lock row), in
+// `dir`.
+void load_relstorage_fixture(const std::string& dir) {
+  fs::create_directories(dir);
   std::ifstream in(std::string(RELSTORE_SOURCE_DIR) + "/tests/fixtures/relstorage_sqlite_hp.sql");
   std::stringstream sql;
   sql << in.rdbuf();
   sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(d.sub("rs/main.sqlite3").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_open((dir + "/main.sqlite3").c_str(), &db), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(db, sql.str().c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
       << sqlite3_errmsg(db);
   sqlite3_close(db);
+}
+
+TEST(SqliteSchema, RelStorageCreatedDatabaseOpensAsIs) {
+  TempDir d;
+  load_relstorage_fixture(d.sub("rs"));
 
   auto st = open_storage(uri_of(d, "rs"));
   EXPECT_TRUE(st->keep_history());
@@ -132,6 +139,17 @@ TEST(SqliteSchema, RelStorageCreatedDatabaseOpensAsIs) {
   const Tid tid = inst->tpc_finish(txn);
   EXPECT_GT(tid, r.tid);
   EXPECT_EQ(inst->load_serial(Oid(0), r.tid), "hello");
+}
+
+// `migrate up` with create=false upgrades a RelStorage-created database (recording its
+// schema as the baseline) rather than running the baseline's DDL again over its tables.
+TEST(SqliteSchema, MigrateUpWithCreateFalseUpgradesARelStorageDatabase) {
+  TempDir d;
+  load_relstorage_fixture(d.sub("rs"));
+  const std::string uri = uri_of(d, "rs", "?create=false");
+  EXPECT_EQ(migrate_up(uri, false).size(), migrations_for("sqlite").size());
+  EXPECT_TRUE(migration_status(uri).pending.empty());
+  EXPECT_EQ(open_storage(uri)->new_instance()->load(Oid(0)).data, "hello");
 }
 
 // What RelStorage's SQLite OID allocator does with oids.sqlite3: read the row n, hand out
