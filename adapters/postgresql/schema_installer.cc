@@ -256,6 +256,10 @@ std::vector<int> applied_versions(Conn& conn) {
 void apply_one(Conn& conn, const Migration& m, bool keep_history) {
   in_schema_transaction(conn, "applying migration " + m.name + " to " + conn.describe(), [&] {
     conn.simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
+    // Another process may have applied it while we waited for the lock.
+    const std::string check =
+        "SELECT COUNT(*) FROM relstore_schema WHERE version = " + std::to_string(m.version);
+    if (query(conn, check.c_str()).int64(0, 0) > 0) return;
     for (const auto& s : migration_statements(m.text, keep_history)) {
       conn.simple(s, Context::schema);
     }

@@ -2,6 +2,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backend/registry.h"
 #include "postgresql/pg_support.h"
 #include "relstore/errors.h"
 #include "relstore/ops.h"
@@ -296,6 +297,21 @@ TEST(PostgresqlSchema, ANewerSchemaIsRefusedAndReported) {
   EXPECT_EQ(db.scalar("SELECT obj_description('relstore_later_than(BIGINT, BIGINT)'::regprocedure, "
                       "'pg_proc')"),
             "from the future");
+}
+
+// Processes running `migrate up` at once each saw a migration pending; the ones that got
+// the lock after the first failed on its objects ("already exists"). Under the lock a
+// migration already recorded is skipped.
+TEST(PostgresqlSchema, AMigrationAppliedMeanwhileIsSkipped) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_apply_twice");
+  open_storage(db.uri())->close();
+  const StorageUri uri = StorageUri::parse(db.uri());
+  auto adapter = backend::open_adapter(uri, uri.options());
+  for (const Migration& m : migrations_for("postgresql"))
+    EXPECT_NO_THROW(adapter->apply_migration(m));
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM relstore_schema"),
+            std::to_string(migrations_for("postgresql").size()));
 }
 
 // A database relstore opened before 2026-11-30 has the vote and finish functions with the
