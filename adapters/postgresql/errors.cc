@@ -112,6 +112,22 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
   }
   if (state == "3D000") throw SchemaError(text("the database does not exist"));
   if (state == "42501") {
+    // The hint follows what was denied: a table's rights or its ownership are another
+    // matter than CREATE on the schema.
+    if (e.message.find("must be owner of") != std::string::npos) {
+      throw SchemaError(
+          text("permission denied: changing the schema needs the role that owns the tables "
+               "(run relstore migrate as their owner)"));
+    }
+    if (e.message.find("permission denied for table") != std::string::npos ||
+        e.message.find("permission denied for sequence") != std::string::npos ||
+        e.message.find("permission denied for view") != std::string::npos) {
+      throw SchemaError(
+          text("permission denied: the role lacks rights on a table relstore uses (GRANT "
+               "SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public, and USAGE on "
+               "its sequences, to the role; tables created since the last GRANT need it "
+               "again)"));
+    }
     if (ctx == Context::schema) {
       throw SchemaError(
           text("permission denied: the role needs CREATE on the schema (GRANT CREATE ON "

@@ -71,6 +71,27 @@ TEST(PostgresqlErrors, TranslationTable) {
   }
 }
 
+// 42501's hint follows what the server says was denied: CREATE on the schema, a table's
+// rights (a read of relstore_schema by a role granted RelStorage's tables only), or the
+// ownership an ALTER needs.
+TEST(PostgresqlErrors, PermissionHintsFollowWhatWasDenied) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"permission denied for schema public", "needs CREATE on the schema"},
+      {"permission denied for table relstore_schema", "lacks rights on a table"},
+      {"must be owner of table transaction", "the role that owns the tables"},
+  };
+  for (const auto& [message, says] : cases) {
+    ServerError e{"42501", message, "", "", false};
+    try {
+      throw_error(e, Context::schema, "inspecting postgresql://u:***@h/db");
+      ADD_FAILURE() << message << ": nothing thrown";
+    } catch (const SchemaError& err) {
+      EXPECT_NE(std::string(err.what()).find(says), std::string::npos) << err.what();
+      EXPECT_NE(std::string(err.what()).find(message), std::string::npos) << err.what();
+    }
+  }
+}
+
 // libpq reports a failed connection as text only; the usual failures still land in the
 // right place of the table.
 TEST(PostgresqlErrors, ConnectFailuresByWording) {
