@@ -15,6 +15,10 @@ namespace {
 std::unique_ptr<backend::Adapter> open_for_migrations(const std::string& uri, bool create,
                                                       bool existing = false) {
   StorageUri parsed = StorageUri::parse(uri);
+  if (parsed.scheme == Scheme::file) {
+    throw ConfigError("relstore migrate works on databases; a Data.fs (" + parsed.redacted() +
+                      ") has no schema to migrate");
+  }
   StorageOptions options = parsed.options();
   options.create = create && (options.create || existing);
   if (!create) options.read_only = true;

@@ -252,5 +252,17 @@ TEST(Cli, AFileDestinationsOptionsAreNotIgnored) {
   EXPECT_EQ(info.code, 2) << info.out;
 }
 
+// migrate on a Data.fs is a usage error that says why, not an "internal" one.
+TEST(Cli, MigrateOnAFileUriSaysItHasNoSchema) {
+  TempDir d;
+  for (const char* sub : {"status", "up"}) {
+    const CliRun r = relstore(std::string("migrate ") + sub + " file://" + d.sub("Data.fs"));
+    EXPECT_EQ(r.code, 2) << r.out;
+    EXPECT_NE(r.out.find("has no schema to migrate"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("internal"), std::string::npos) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(d.sub("Data.fs")));
+}
+
 }  // namespace
 }  // namespace relstore
