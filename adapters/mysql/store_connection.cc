@@ -56,17 +56,40 @@ UploadRows temp_store_rows(std::span<const backend::PendingRecord> records) {
 
 MysqlStoreConnection::MysqlStoreConnection(const Settings& settings, backend::Adapter& adapter)
     : settings_(settings),
+      adapter_(adapter),
       conn_(open_connection(settings, Role::store, &adapter)),
-      oids_(*conn_),
+      oids_(std::make_unique<OidAllocator>(*conn_)),
       lock_wait_seconds_(lock_wait_seconds(settings.lock_timeout)) {}
 
 MysqlStoreConnection::~MysqlStoreConnection() { rollback(); }
 
-std::vector<Oid> MysqlStoreConnection::allocate_oids() { return oids_.allocate(); }
+template <class F>
+auto MysqlStoreConnection::once_more_if_lost(F&& step) {
+  try {
+    return step();
+  } catch (const DisconnectedError&) {
+    if (conn_->healthy()) throw;
+    conn_ = open_connection(settings_, Role::store, &adapter_);
+    oids_ = std::make_unique<OidAllocator>(*conn_);
+    lock_wait_seconds_ = lock_wait_seconds(settings_.lock_timeout);
+    return step();
+  }
+}
 
-void MysqlStoreConnection::set_min_oid(Oid oid) { oids_.set_min(oid); }
+std::vector<Oid> MysqlStoreConnection::allocate_oids() {
+  // A block taken on the lost connection but not reported is skipped, which is harmless.
+  return once_more_if_lost([&] { return oids_->allocate(); });
+}
+
+void MysqlStoreConnection::set_min_oid(Oid oid) {
+  once_more_if_lost([&] { oids_->set_min(oid); });
+}
 
 std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::VoteRequest& req) {
+  return once_more_if_lost([&] { return try_vote(req); });
+}
+
+std::vector<backend::ConflictRow> MysqlStoreConnection::try_vote(const backend::VoteRequest& req) {
   has_deletes_ = std::any_of(req.records.begin(), req.records.end(),
                              [](const backend::PendingRecord& r) { return !r.state; });
   std::string tail;

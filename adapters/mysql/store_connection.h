@@ -36,10 +36,17 @@ class MysqlStoreConnection : public backend::StoreConnection {
 
  private:
   void read_missing_committed_states(std::vector<backend::ConflictRow>& out);
+  std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
+  // Runs `step`; when the connection turns out lost (a pooled one the server closed:
+  // a restart, wait_timeout, KILL), whatever the session did died with it, so it runs
+  // once more on a new connection.
+  template <class F>
+  auto once_more_if_lost(F&& step);
 
   const Settings& settings_;
+  backend::Adapter& adapter_;
   std::unique_ptr<Connection> conn_;
-  OidAllocator oids_;
+  std::unique_ptr<OidAllocator> oids_;
   int lock_wait_seconds_;
   bool has_deletes_ = false;  // the voted records include a deletion (history-free finish)
   std::optional<bool> mirror_in_commit_;  // the JSON mirror's mode as the last vote read it
