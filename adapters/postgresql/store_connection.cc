@@ -250,6 +250,16 @@ void PgStoreConnection::replace(std::span<const backend::PendingRecord> records)
 }
 
 Tid PgStoreConnection::finish(const backend::FinishRequest& req) {
+  // A session the server ended after the vote (idle_in_transaction_session_timeout, an
+  // administrator, a restart) took the vote with it, and nothing of the commit has been
+  // sent: the commit surely did not happen, so the error is retryable, not the "may or
+  // may not have been applied" of a connection lost while committing.
+  if (!conn_->still_open()) {
+    throw DisconnectedError(conn_->describe() +
+                            ": the server closed the connection after the vote; the commit "
+                            "was not sent and nothing was committed (the transaction can be "
+                            "run again)");
+  }
   FinishParams f(req, staged_);
   if (req.mirror) return json_mirror::finish_in_commit(*conn_, req, f);
   return finish_and_commit(*conn_, kFinish, f.params());
