@@ -191,6 +191,15 @@ void install_schema(Settings& settings, const StorageOptions& options) {
   auto tables = table_names(*conn);
 
   const bool interrupted = tables.count("relstore_schema") && !has_migration(*conn, 1);
+  // Migration 1 recorded means object_state was made: without it, RelStorage's tables were
+  // dropped and relstore's left (an interrupted creation never recorded migration 1).
+  if (!tables.count("object_state") && tables.count("relstore_schema") && !interrupted) {
+    std::vector<std::string> leftovers;
+    for (const auto& [name, table] : tables) {
+      if (is_relstore_only_table(name)) leftovers.push_back(name);
+    }
+    throw SchemaError(leftover_tables_message(where, leftovers));
+  }
   if (!tables.count("object_state") || interrupted) {
     for (const auto& [name, table] : tables) {
       if (!kOurTables.count(name) && !tables.count("object_state")) {

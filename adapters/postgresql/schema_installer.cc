@@ -179,6 +179,11 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                           " but no object_state: not a complete RelStorage schema");
       }
     }
+    std::vector<std::string> leftovers;
+    for (const auto& name : seen.relations) {
+      if (is_relstore_only_table(name)) leftovers.push_back(name);
+    }
+    if (!leftovers.empty()) throw SchemaError(leftover_tables_message(db, leftovers));
     if (!may_change) {
       throw NoSchemaError(db + " has no relstore/RelStorage schema, and " +
                           (options.read_only ? "a read-only storage" : "create=false") +

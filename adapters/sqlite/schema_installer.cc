@@ -89,6 +89,13 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   std::set<std::string> tables = table_names(db);  // fails here for a file that is not SQLite
 
   if (!tables.count("object_state")) {
+    if (tables.count("relstore_schema")) {
+      std::vector<std::string> leftovers;
+      for (const auto& name : tables) {
+        if (is_relstore_only_table(name)) leftovers.push_back(name);
+      }
+      throw SchemaError(leftover_tables_message(loc.main_path, leftovers));
+    }
     if (!tables.empty()) {
       throw SchemaError(loc.main_path +
                         " is a SQLite database but not a relstore/RelStorage one "

@@ -95,4 +95,18 @@ std::vector<std::string> migration_statements(std::string_view text, bool keep_h
   return out;
 }
 
+bool is_relstore_only_table(std::string_view name) {
+  return name.starts_with("relstore_") || name.starts_with("object_json") || name == "newt";
+}
+
+std::string leftover_tables_message(const std::string& where,
+                                    const std::vector<std::string>& leftovers) {
+  std::string names;
+  for (const auto& t : leftovers) names += (names.empty() ? "" : ", ") + t;
+  return where + " has relstore's own tables (" + names +
+         ") but no object_state: RelStorage's tables were dropped without them. Nothing was "
+         "changed. To create a new database here, drop these too (the view newt first); to "
+         "keep the data, restore object_state and the tables with it.";
+}
+
 }  // namespace relstore

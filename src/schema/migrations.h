@@ -22,4 +22,14 @@ std::vector<Migration> migrations_for(std::string_view dialect);
 // statement block kept whole (procedure bodies containing ";").
 std::vector<std::string> migration_statements(std::string_view text, bool keep_history);
 
+// Tables and views only relstore creates (its migrations beyond RelStorage's baseline):
+// relstore_*, object_json*, the view newt.
+bool is_relstore_only_table(std::string_view name);
+
+// The error for a database holding relstore's own tables but not object_state: RelStorage's
+// tables were dropped (its zap or drop_all) without relstore's, which would otherwise make
+// every open fail on what is left. Names `where` and the leftovers to drop.
+std::string leftover_tables_message(const std::string& where,
+                                    const std::vector<std::string>& leftovers);
+
 }  // namespace relstore

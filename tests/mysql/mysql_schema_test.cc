@@ -190,6 +190,27 @@ TEST_F(MysqlSchema, ANewerSchemaIsRefusedAndItsProceduresKept) {
   EXPECT_EQ(migration_status(uri).applied.back(), newest + 1);
 }
 
+// RelStorage's zap or drop_all removes its tables and leaves relstore's: opening then says
+// which tables are left and what to do, changing nothing (it failed on a missing
+// commit_row_lock before).
+TEST_F(MysqlSchema, RelstoresTablesWithoutRelStoragesAreNamed) {
+  const std::string uri = fresh_database("leftovers", "?history=preserving");
+  open_storage(uri)->close();
+  auto conn = connect(db_of(uri));
+  conn->exec("SET FOREIGN_KEY_CHECKS = 0");
+  conn->exec(
+      "DROP TABLE object_state, current_object, \"transaction\", blob_chunk, commit_row_lock, "
+      "new_oid, object_ref, object_refs_added, pack_object, pack_state, pack_state_tid");
+  try {
+    open_storage(uri);
+    ADD_FAILURE() << "opened";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("has relstore's own tables"), std::string::npos) << what;
+    EXPECT_NE(what.find("relstore_schema"), std::string::npos) << what;
+  }
+}
+
 // The JSON mirror's columns: JSON (MariaDB: LONGTEXT utf8mb4_bin with a JSON_VALID check),
 // a class name in utf8mb4 compared byte by byte, as Python compares names.
 TEST_F(MysqlSchema, TheMirrorTablesHaveJsonColumns) {

@@ -314,6 +314,27 @@ TEST(PostgresqlSchema, AMigrationAppliedMeanwhileIsSkipped) {
             std::to_string(migrations_for("postgresql").size()));
 }
 
+// RelStorage's zap or drop_all removes its tables and leaves relstore's: opening then says
+// which tables are left and what to do, changing nothing (it failed on them before).
+TEST(PostgresqlSchema, RelstoresTablesWithoutRelStoragesAreNamed) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_leftovers");
+  open_storage(db.uri())->close();
+  db.exec(
+      "DROP TABLE object_state, current_object, \"transaction\", blob_chunk, commit_row_lock, "
+      "object_ref, object_refs_added, pack_object, pack_state, pack_state_tid CASCADE; "
+      "DROP SEQUENCE zoid_seq");
+  try {
+    open_storage(db.uri());
+    ADD_FAILURE() << "opened";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("has relstore's own tables"), std::string::npos) << what;
+    EXPECT_NE(what.find("object_json"), std::string::npos) << what;
+  }
+  EXPECT_EQ(db.scalar("SELECT to_regclass('object_state') IS NULL"), "t");
+}
+
 // A database relstore opened before 2026-11-30 has the vote and finish functions with the
 // signatures of then (records in temp_store only). The upgrade adds the current ones as
 // overloads and leaves the old ones for processes of that version, which call them still;

@@ -213,5 +213,37 @@ TEST(SqliteSchema, AnOidCounterOfTheOldMeaningMovesOnOnce) {
   EXPECT_EQ(relstorage_new_oids(oids).first, 6u * 16 - 15);
 }
 
+// RelStorage's zap or drop_all removes its tables and leaves relstore's: opening then says
+// which tables are left and what to do, changing nothing (it failed on them before).
+TEST(SqliteSchema, RelstoresTablesWithoutRelStoragesAreNamed) {
+  TempDir d;
+  open_storage(uri_of(d, "db"))->close();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(d.sub("db/main.sqlite3").c_str(), &db), SQLITE_OK);
+  std::vector<std::string> drop;
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &s, nullptr);
+  while (sqlite3_step(s) == SQLITE_ROW) {
+    const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+    if (!is_relstore_only_table(name) && !name.starts_with("sqlite_")) drop.push_back(name);
+  }
+  sqlite3_finalize(s);
+  for (const auto& name : drop) {
+    ASSERT_EQ(sqlite3_exec(db, ("DROP TABLE \"" + name + "\"").c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK)
+        << sqlite3_errmsg(db);
+  }
+  sqlite3_close(db);
+  try {
+    open_storage(uri_of(d, "db"));
+    ADD_FAILURE() << "opened";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("has relstore's own tables"), std::string::npos) << what;
+    EXPECT_NE(what.find("relstore_schema"), std::string::npos) << what;
+    EXPECT_NE(what.find("no object_state"), std::string::npos) << what;
+  }
+}
+
 }  // namespace
 }  // namespace relstore
