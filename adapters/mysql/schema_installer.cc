@@ -89,17 +89,25 @@ void take_install_lock(Connection& conn) {
 // (a user without DROP rights keeps the leftovers, and the original error is reported).
 void remove_created(Connection& conn, const std::map<std::string, Table>& before,
                     const std::vector<std::string>& procedures) {
+  // Each drop on its own: one refused (DROP is a privilege of its own) must not keep the
+  // others, the procedures among them, from going.
+  const auto quietly = [&](const std::string& sql) {
+    try {
+      conn.exec(sql);
+    } catch (const StorageError&) {
+    }
+  };
+  for (const auto& p : procedures) quietly("DROP PROCEDURE IF EXISTS " + p);
+  quietly("SET FOREIGN_KEY_CHECKS = 0");
   try {
-    conn.exec("SET FOREIGN_KEY_CHECKS = 0");
     for (const auto& [name, table] : table_names(conn)) {
       if (before.count(name) || !kOurTables.count(name)) continue;
-      conn.exec((table.type == "VIEW" ? "DROP VIEW IF EXISTS \"" : "DROP TABLE IF EXISTS \"") +
-                name + "\"");
+      quietly((table.type == "VIEW" ? "DROP VIEW IF EXISTS \"" : "DROP TABLE IF EXISTS \"") + name +
+              "\"");
     }
-    for (const auto& p : procedures) conn.exec("DROP PROCEDURE IF EXISTS " + p);
-    conn.exec("SET FOREIGN_KEY_CHECKS = 1");
   } catch (const StorageError&) {
   }
+  quietly("SET FOREIGN_KEY_CHECKS = 1");
 }
 
 // Creates (or completes, after an interrupted creation) the newest schema. Procedures
