@@ -441,6 +441,20 @@ TEST_F(LimitedUser, FailingAtALaterMigrationLeavesNothingAndCanBeRunAgain) {
   commit_one(*st->new_instance(), Oid(1), std::nullopt, "created the second time");
 }
 
+// Without DROP the tables of a failed creation stay, but its procedures still go (the
+// first refused DROP ended the clean-up, procedures included).
+TEST_F(LimitedUser, WithoutDropTheProceduresOfAFailedCreationStillGo) {
+  const std::string uri = fresh_database("limited");
+  const std::string user_uri =
+      make_user(db_of(uri),
+                "SELECT, INSERT, UPDATE, DELETE, CREATE, INDEX, ALTER, REFERENCES, "
+                "CREATE TEMPORARY TABLES, CREATE ROUTINE, ALTER ROUTINE, EXECUTE");
+  if (user_uri.empty()) GTEST_SKIP() << kCannotGrant;
+  EXPECT_THROW(open_storage(user_uri + "?history=free"), StorageError);  // at the view
+  auto conn = connect(db_of(uri));
+  EXPECT_TRUE(procedures_in(*conn).empty());
+}
+
 TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {
   const std::string uri = fresh_database("procs", "?history=free");
   open_storage(uri)->close();
