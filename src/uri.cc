@@ -90,6 +90,24 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
     }
     auth = auth.substr(at + 1);
   }
+  // libpq's list of hosts, "h1:5432,h2:5433" (failover to the next, design §9): given to
+  // libpq as its host and port lists.
+  if (uri.scheme == Scheme::postgresql && auth.find(',') != std::string_view::npos) {
+    std::string hosts, ports;
+    for (size_t start = 0; start <= auth.size();) {
+      size_t end = auth.find(',', start);
+      if (end == std::string_view::npos) end = auth.size();
+      StorageUri one;
+      parse_authority(auth.substr(start, end - start), one);
+      if (one.host.empty()) throw ConfigError("malformed URI: an empty host in a list of hosts");
+      hosts += (start ? "," : "") + one.host;
+      ports += (start ? "," : "") + (one.port ? std::to_string(*one.port) : std::string());
+      start = end + 1;
+    }
+    uri.params["host"] = hosts;
+    if (ports.find_first_not_of(',') != std::string::npos) uri.params["port"] = ports;
+    return;
+  }
   std::string_view port;
   if (!auth.empty() && auth.front() == '[') {
     const size_t close = auth.find(']');

@@ -204,6 +204,8 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
       uri.user = value;
     } else if (key == "password") {
       uri.password = value;
+    } else if ((key == "host" || key == "port") && value.find(',') != std::string::npos) {
+      uri.params[key] = value;  // libpq's lists of hosts and ports, failover in order
     } else if (key == "host") {
       uri.host = value;
     } else if (key == "port") {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "config/zodbconvert.h"
 #include "relstore/errors.h"
 
 namespace relstore {
@@ -36,6 +37,21 @@ TEST(Uri, MysqlWithoutPortAndIpv6) {
   auto v6 = StorageUri::parse("postgresql://u:p@[::1]:5432/db");
   EXPECT_EQ(v6.host, "::1");
   EXPECT_EQ(v6.port, 5432);
+}
+
+// libpq's lists of hosts (failover to the next): given to libpq as its host and port lists.
+TEST(Uri, PostgresqlListsOfHosts) {
+  const auto u = StorageUri::parse("postgresql://u:pw@db1:5433,db2,[::1]:5435/zodb");
+  EXPECT_EQ(u.host, "");
+  EXPECT_FALSE(u.port);
+  EXPECT_EQ(u.params.at("host"), "db1,db2,::1");
+  EXPECT_EQ(u.params.at("port"), "5433,,5435");
+  EXPECT_EQ(u.database, "zodb");
+  EXPECT_EQ(u.password, "pw");
+  EXPECT_EQ(StorageUri::parse("postgresql://u@db1,db2/zodb").params.count("port"), 0u);
+  EXPECT_THROW(StorageUri::parse("postgresql://u@db1,,db2/zodb"), ConfigError);
+  EXPECT_EQ(uri_from_libpq_dsn("host=db1,db2 port=5433,5434 dbname=z").params.at("port"),
+            "5433,5434");
 }
 
 TEST(Uri, FileUri) {
