@@ -87,7 +87,10 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
     };
     if (!is(before)) continue;  // applied already
     if (is(after)) adapter->apply_migration(m);
-    done.push_back(label(m.version, m.name));
+    // The baseline of a database RelStorage made is recorded, not run.
+    const bool adopted = m.version == 1 && before.has_schema;
+    done.push_back(label(m.version, m.name) +
+                   (adopted ? " (recorded: the schema RelStorage created)" : ""));
   }
   return done;
 }
