@@ -37,14 +37,19 @@ bool is_define_name(std::string_view s) {
 
 using Defines = std::map<std::string, std::string>;
 
+bool secret_key(const std::string& key) {
+  return key.find("pass") != std::string::npos || key == "dsn";
+}
+
 // ZConfig's substitutions in a value: "$$" is a dollar sign, "$(NAME)" the environment
 // variable NAME, "$name" and "${name}" a %define (names case-insensitive). Anything else
 // after a "$" is an error, as in ZConfig.
-// Messages name the key, never the value: it may be a password.
-std::string substitute(std::string_view value, const std::string& key, const Defines& defines,
+// Messages name the key, never the value; for a `secret` one (a password, a dsn, any
+// %define, which is where passwords often go) not even a name found after a '$'.
+std::string substitute(std::string_view value, const std::string& key, bool secret,
+                       const Defines& defines,
                        const std::function<ConfigError(std::string)>& fail) {
   const std::string in = " in the value of '" + key + "'";
-  const bool secret = key.find("pass") != std::string::npos || key == "dsn";
   const auto lookup = [&](std::string_view name) -> const std::string& {
     const auto it = defines.find(lower(name));
     if (it == defines.end()) {
@@ -163,7 +168,7 @@ void Parser::directive(std::string_view line, const std::string& filename, int d
     if (!is_define_name(name)) throw fail("'" + name + "' is not a name %define can define");
     const std::string value = gap == std::string_view::npos
                                   ? ""
-                                  : substitute(trim(rest.substr(gap)), name, defines_, fail);
+                                  : substitute(trim(rest.substr(gap)), name, true, defines_, fail);
     // ZConfig allows a name to be defined again only with the same value.
     if (const auto it = defines_.find(name); it != defines_.end() && it->second != value) {
       throw fail("%define " + name + " gives a name a second, different value");
@@ -171,7 +176,7 @@ void Parser::directive(std::string_view line, const std::string& filename, int d
     defines_[name] = value;
   } else if (word == "include") {
     if (depth >= 16) throw fail("%include nested more than 16 deep (does a file include itself?)");
-    const std::string target = substitute(rest, "%include", defines_, fail);
+    const std::string target = substitute(rest, "%include", false, defines_, fail);
     const std::string text = read_included(target, filename, fail);
     const std::string included =
         std::filesystem::path(target).is_absolute()
@@ -185,6 +190,9 @@ void Parser::directive(std::string_view line, const std::string& filename, int d
 }
 
 void Parser::parse(std::string_view text, const std::string& filename, int depth) {
+  // Sections open when this file began: as in ZConfig, a file (an included one too) closes
+  // only what it opened and closes everything it opens.
+  const size_t base = stack_.size();
   int line_no = 0;
   size_t pos = 0;
   auto fail = [&](const std::string& why) -> ConfigError {
@@ -206,7 +214,10 @@ void Parser::parse(std::string_view text, const std::string& filename, int depth
       std::string_view inner = trim(line.substr(1, line.size() - 2));
       if (!inner.empty() && inner.front() == '/') {
         const std::string type = lower(trim(inner.substr(1)));
-        if (stack_.size() == 1) throw fail("</" + type + "> closes no section");
+        if (stack_.size() == base) {
+          throw fail("</" + type + "> closes no section" +
+                     (depth ? std::string(" this included file opened") : ""));
+        }
         if (stack_.back()->type != type) {
           throw fail("</" + type + "> closes <" + stack_.back()->type + "> opened at line " +
                      std::to_string(stack_.back()->line));
@@ -233,9 +244,10 @@ void Parser::parse(std::string_view text, const std::string& filename, int depth
     }
     const size_t space = line.find_first_of(" \t");
     const std::string key = lower(line.substr(0, space));
-    const std::string value = space == std::string_view::npos
-                                  ? ""
-                                  : substitute(trim(line.substr(space)), key, defines_, fail);
+    const std::string value =
+        space == std::string_view::npos
+            ? ""
+            : substitute(trim(line.substr(space)), key, secret_key(key), defines_, fail);
     ZConfigSection& into = *stack_.back();
     // ZConfig refuses a key given twice in a section; taking either silently could, say,
     // make a destination history-free that the later line said should keep history.
@@ -247,10 +259,11 @@ void Parser::parse(std::string_view text, const std::string& filename, int depth
     into.keys.emplace_back(key, value);
     into.key_lines.push_back(filename + ":" + std::to_string(line_no));
   }
-  if (depth == 0 && stack_.size() > 1) {
+  if (stack_.size() > base) {
     line_no = stack_.back()->line;
     throw ConfigError(stack_.back()->file + ":" + std::to_string(line_no) + ": <" +
-                      stack_.back()->type + "> is never closed");
+                      stack_.back()->type + "> is never closed" +
+                      (depth ? " in the included file that opens it" : ""));
   }
 }
 

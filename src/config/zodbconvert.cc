@@ -99,6 +99,17 @@ void check_keys(const ZConfigSection& s, std::initializer_list<std::string_view>
   }
 }
 
+// Sections inside `s` other than `allowed` are errors: ZConfig's schemas define none there,
+// and their keys would be ignored.
+void check_sections(const ZConfigSection& s, std::string_view allowed = {}) {
+  for (const auto& child : s.sections) {
+    if (child.type != allowed) {
+      throw ConfigError(child.file + ":" + std::to_string(child.line) + ": <" + child.type +
+                        "> is not a section of <" + s.type + ">");
+    }
+  }
+}
+
 // ZConfig's existing-dirpath, the datatype of FileStorage's path and blob-dir and of
 // RelStorage's SQLite data-dir: a leading "~" or "~user" is expanded and the directory
 // holding the path must exist.
@@ -221,6 +232,7 @@ namespace {
 
 StorageUri postgresql_uri(const ZConfigSection& s, std::vector<std::string>& warnings) {
   check_keys(s, {"dsn"}, {"driver"}, warnings);
+  check_sections(s);
   try {
     return uri_from_libpq_dsn(s.get("dsn").value_or(""));
   } catch (const ConfigError& e) {
@@ -233,6 +245,7 @@ StorageUri mysql_uri(const ZConfigSection& s, std::vector<std::string>& warnings
              {"host", "port", "user", "passwd", "db", "unix_socket", "connect_timeout", "compress",
               "read_default_file", "read_default_group"},
              {"driver", "named_pipe"}, warnings);
+  check_sections(s);
   // MySQLdb reads host, user and password from these files, where they may name another
   // server than the one relstore would reach without them.
   for (const char* key : {"read_default_file", "read_default_group"}) {
@@ -277,6 +290,7 @@ StorageUri mysql_uri(const ZConfigSection& s, std::vector<std::string>& warnings
 StorageUri sqlite_uri(const ZConfigSection& s, const std::string& filename,
                       std::vector<std::string>& warnings) {
   check_keys(s, {"data-dir"}, {"driver", "gevent_yield_interval"}, warnings);
+  check_sections(s, "pragmas");
   if (!s.get("data-dir")) throw ConfigError(where(filename, s) + ": <sqlite3> needs a data-dir");
   StorageUri uri;
   uri.scheme = Scheme::sqlite;
@@ -293,6 +307,7 @@ StorageEndpoint filestorage_endpoint(const ZConfigSection& s, const std::string&
                                      std::vector<std::string>& warnings) {
   check_keys(s, {"path", "blob-dir", "read-only", "create"},
              {"name", "quota", "packer", "pack-gc", "pack-keep-old"}, warnings);
+  check_sections(s);
   // ZODB's FileStorage truncates the file when `create` is true; relstore empties a
   // destination only when asked on the command line.
   if (const auto create = s.get("create");
@@ -397,6 +412,13 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
 ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std::string& filename) {
   const ZConfigFile file = parse_zconfig(text, filename);
   ZodbconvertConfig out;
+  // zodbconvert's schema has no keys outside its two storage sections.
+  if (!file.root.keys.empty()) {
+    const std::string& key = file.root.keys.front().first;
+    throw ConfigError(file.root.where(key) + ": '" + shown_key(key) +
+                      "' is outside any section; zodbconvert's keys go in the source or "
+                      "destination section");
+  }
   for (const auto& imp : file.imports) {
     if (imp != "relstorage") {
       out.warnings.push_back(filename + ": %import " + imp + " is ignored");

@@ -31,6 +31,17 @@ constexpr const char* kPostgresConfig = R"(
 </relstorage>
 )";
 
+// The message of the ConfigError `parse` throws, or "accepted".
+template <class F>
+std::string error_of(F&& parse) {
+  try {
+    parse();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
 TEST(ZConfig, ParsesSectionsKeysAndImports) {
   const auto f = parse_zconfig(kPostgresConfig, "conv.conf");
   ASSERT_EQ(f.imports, std::vector<std::string>{"relstorage"});
@@ -63,12 +74,9 @@ TEST(ZConfig, DollarSubstitutionsAreZConfigs) {
   EXPECT_EQ(f.root.sections[0].name, "source");
   EXPECT_EQ(f.root.sections[0].get("path"), "/srv/zodb/Data$1.fs");
   const auto error = [](const std::string& value) {
-    try {
+    return error_of([&] {
       parse_zconfig("<filestorage source>\n path " + value + "\n</filestorage>\n", "e.conf");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    });
   };
   EXPECT_NE(error("$(RELSTORE_TEST_ZCONFIG_UNSET)/x")
                 .find("e.conf:2: the environment variable "
@@ -361,12 +369,7 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
   EXPECT_EQ(c.source.uri.database, d.sub("Data.fs"));
   EXPECT_EQ(c.destination.uri.database, d.sub("db"));
   const auto error = [](const std::string& text) {
-    try {
-      parse_zconfig(text, "def.conf");
-    } catch (const ConfigError& e) {
-      return std::string(e.what());
-    }
-    return std::string("accepted");
+    return error_of([&] { parse_zconfig(text, "def.conf"); });
   };
   EXPECT_NE(error("%define a 1\n%define A 2\n")
                 .find("def.conf:2: %define a gives a name a "
@@ -378,8 +381,28 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
                 .find("def.conf:1: cannot read the included file /nonexistent/x.conf"),
             std::string::npos);
   EXPECT_NE(error("%bogus\n").find("unknown directive"), std::string::npos);
+  // A %define's value is where passwords go: no part of it is shown.
+  const std::string secret = error("%define dbpw hunter$secretpart\n");
+  EXPECT_NE(secret.find("def.conf:1:"), std::string::npos) << secret;
+  EXPECT_EQ(secret.find("secretpart"), std::string::npos) << secret;
+  EXPECT_EQ(secret.find("hunter"), std::string::npos) << secret;
   // An error inside an included file names that file and its line.
   std::ofstream(d.sub("broken.conf")) << "\n<a>\n";
+  // An included file closes only what it opened.
+  std::ofstream(d.sub("closer.conf")) << "</filestorage>\n<filestorage destination>\n";
+  std::ofstream(d.sub("splice.conf"))
+      << "<filestorage source>\n path /tmp/x.fs\n%include closer.conf\n path /tmp/y.fs\n"
+         "</filestorage>\n";
+  try {
+    read_zodbconvert_config(d.sub("splice.conf"));
+    ADD_FAILURE() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find(d.sub("closer.conf") +
+                                         ":1: </filestorage> closes no section this included "
+                                         "file opened"),
+              std::string::npos)
+        << e.what();
+  }
   std::ofstream(d.sub("outer.conf")) << "%include broken.conf\n";
   try {
     read_zodbconvert_config(d.sub("outer.conf"));
@@ -394,12 +417,7 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
 const char* const kFileDestination = "<filestorage destination>\n path /tmp/x.fs\n</filestorage>\n";
 
 std::string config_error(const std::string& text) {
-  try {
-    zodbconvert_config_from_text(text, "e.conf");
-  } catch (const ConfigError& e) {
-    return e.what();
-  }
-  return "accepted";
+  return error_of([&] { zodbconvert_config_from_text(text, "e.conf"); });
 }
 
 // ZConfig refuses a key no schema defines: a misspelt `keep_history false` must not leave a
@@ -428,6 +446,25 @@ TEST(Zodbconvert, UnknownKeysAreErrorsAndKnownUnusedOnesWarnings) {
   EXPECT_NE(config_error(std::string(kFileDestination) +
                          "<relstorage source>\n<oracle>\n</oracle>\n</relstorage>\n")
                 .find("<oracle> is not a RelStorage adapter"),
+            std::string::npos);
+}
+
+// A key outside the storage sections, and a section where ZConfig's schemas define none,
+// are errors, not quietly ignored.
+TEST(Zodbconvert, KeysAndSectionsOutsideTheSchemaAreErrors) {
+  const std::string source = "<filestorage source>\n path /tmp/x.fs\n</filestorage>\n";
+  EXPECT_NE(config_error("keep-history false\n" + source + kFileDestination)
+                .find("e.conf:1: 'keep-history' is outside any section"),
+            std::string::npos);
+  EXPECT_NE(config_error("<filestorage source>\n path /tmp/x.fs\n<bogus>\n</bogus>\n"
+                         "</filestorage>\n" +
+                         std::string(kFileDestination))
+                .find("e.conf:3: <bogus> is not a section of <filestorage>"),
+            std::string::npos);
+  EXPECT_NE(config_error("<relstorage source>\n<sqlite3>\n data-dir /tmp/d\n<pragma>\n"
+                         "</pragma>\n</sqlite3>\n</relstorage>\n" +
+                         std::string(kFileDestination))
+                .find("<pragma> is not a section of <sqlite3>"),
             std::string::npos);
 }
 
