@@ -76,6 +76,9 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run) {
   // schema (every migration), and PostgreSQL applies pending migrations itself then; the
   // report names what this call applied either way.
   const MigrationStatus before = migration_status(uri);
+  if (!before.applied.empty() && before.applied.back() > before.newest) {
+    throw NewerSchemaError(StorageUri::parse(uri).redacted(), before.applied.back(), before.newest);
+  }
   if (dry_run) return pending_names(before);
   auto adapter = open_for_migrations(uri, true, before.has_schema);
   const MigrationStatus after = status_of(adapter->dialect(), adapter->applied_migrations());

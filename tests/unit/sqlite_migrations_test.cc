@@ -123,6 +123,7 @@ TEST(SqliteMigrationsStatus, ANewerSchemaIsRefusedAndReported) {
         << e.what();
   }
   EXPECT_THROW(migrate_up(uri, false), NewerSchemaError);
+  EXPECT_THROW(migrate_up(uri, true), NewerSchemaError);  // --dry-run too
   const auto st = migration_status(uri);
   EXPECT_EQ(st.applied.back(), newest + 1);
   EXPECT_NE(format_migration_status(st).find("the database is newer than this relstore"),
