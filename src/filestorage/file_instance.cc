@@ -44,7 +44,7 @@ std::optional<std::vector<Oid>> FileInstance::poll_invalidations() {
   // zap_all since the base, or since this instance's own commits (made before any poll
   // too): everything is gone, those commits included.
   const bool zapped = (had_base && storage_.generation() != generation) ||
-                      (!last_own_commit_.is_zero() && storage_.generation() != own_generation_);
+                      (!own_commits_.empty() && storage_.generation() != own_generation_);
   if (zapped) {
     out.reset();
     own_commits_.clear();
@@ -293,7 +293,9 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   const Tid tid = tid_;
   own_commits_.insert(tid);
   last_own_commit_ = std::max(last_own_commit_, tid);
-  own_generation_ = generation;
+  // The generation of the first own commit since the last poll: a zap between two of them
+  // must still show at the next poll.
+  if (own_commits_.size() == 1) own_generation_ = generation;
   // As the database backends do: the next read starts a snapshot that holds this commit
   // (and whatever others committed meanwhile, which the next poll still reports).
   in_snapshot_ = false;

@@ -66,12 +66,15 @@ TEST_P(Mvcc, ADatabaseZappedBehindAnInstanceTakesItsOwnCommitsToo) {
   EXPECT_FALSE(inst_->poll_invalidations().has_value());
   EXPECT_THROW(inst_->load(Oid(1)), POSKeyError);
   EXPECT_EQ(inst_->last_transaction(), Tid(0));
-  // And through the same storage, without a snapshot taken before the commit.
+  // And through the same storage, without a snapshot taken before the commit, and with
+  // another own commit after the zap.
   auto writer = storage_->new_instance();
   commit(*writer, {{2, "mine too"}});
   storage_->zap_all();
+  commit(*writer, {{3, "after the zap"}});
   EXPECT_FALSE(writer->poll_invalidations().has_value());
   EXPECT_THROW(writer->load(Oid(2)), POSKeyError);
+  EXPECT_EQ(writer->load(Oid(3)).data, "after the zap");
 }
 
 TEST_P(Mvcc, LoadsAreConsistentWithTheSnapshot) {
