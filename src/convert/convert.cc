@@ -8,6 +8,7 @@
 
 #include "backend/oid_order.h"
 #include "backend/registry.h"
+#include "option_values.h"
 #include "paths.h"
 #include "relstore/blob_dir.h"
 #include "relstore/errors.h"
@@ -64,15 +65,21 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run,
                         " is marked read_only; a conversion writes to it");
     }
     FileStorageOptions fo;
+    std::error_code ec;
+    if (!options.create && !std::filesystem::exists(uri.database, ec)) {
+      throw NoSchemaError("the destination " + uri.redacted() +
+                          " does not exist, and create=false does not create it");
+    }
     if (dry_run) {
-      std::error_code ec;
       if (!std::filesystem::exists(uri.database, ec)) return nullptr;
       return open_file_storage(uri.database, fo);
     }
     fo.read_only = false;
-    fo.create = true;
+    fo.create = options.create;
     fo.create_magic = magic;
-    fo.fsync_each_commit = false;  // one fsync when the conversion closes the file
+    // One fsync when the conversion closes the file, unless fsync=1 asks for one a commit.
+    const auto fsync = options.driver.find("fsync");
+    fo.fsync_each_commit = fsync != options.driver.end() && parse_bool("fsync", fsync->second);
     fo.commit_lock_timeout = options.commit_lock_timeout;
     return open_file_storage(uri.database, fo);
   }

@@ -250,6 +250,12 @@ TEST(Cli, AFileDestinationsOptionsAreNotIgnored) {
   }
   const CliRun info = relstore("info '" + source + "?bogus=1'");
   EXPECT_EQ(info.code, 2) << info.out;
+  // create=false: the destination must exist.
+  const CliRun missing =
+      relstore("convert " + source + " 'file://" + d.sub("missing.fs") + "?create=false'");
+  EXPECT_EQ(missing.code, 1) << missing.out;
+  EXPECT_NE(missing.out.find("create=false does not create it"), std::string::npos) << missing.out;
+  EXPECT_FALSE(fs::exists(d.sub("missing.fs")));
 }
 
 // migrate on a Data.fs is a usage error that says why, not an "internal" one.
