@@ -98,9 +98,12 @@ void throw_error(int code, std::string_view message, Context ctx, std::string_vi
       throw StorageError("a record is larger than the server's max_allowed_packet: " + text);
     case kDuplicateKey:
       throw StorageError("duplicate key: " + text);
+    case kUserLimitReached:
+      // Also max_queries_per_hour and max_updates_per_hour: an hourly quota, which an
+      // immediate retry does not help.
+      throw StorageError("the MySQL user reached a resource limit of its account: " + text);
     case kTooManyConnections:
     case kTooManyUserConns:
-    case kUserLimitReached:
       // The server is at a limit now, not wrong: a retry may get in (PostgreSQL's 53300
       // is retryable too).
       throw DisconnectedError("the MySQL server refuses more connections for now: " + text);

@@ -68,7 +68,13 @@ auto MysqlStoreConnection::once_more_if_lost(F&& step) {
   try {
     return step();
   } catch (const DisconnectedError&) {
-    if (conn_->healthy()) throw;
+    // With a client read or write timeout the loss may be our own timeout while the
+    // server's session still runs (and waits for, or holds, row locks): then the error
+    // stands, as a retry would leave that session behind.
+    const auto& options = settings_.connect.options;
+    if (conn_->healthy() || options.count("read_timeout") || options.count("write_timeout")) {
+      throw;
+    }
     conn_ = open_connection(settings_, Role::store, &adapter_);
     oids_ = std::make_unique<OidAllocator>(*conn_);
     lock_wait_seconds_ = lock_wait_seconds(settings_.lock_timeout);

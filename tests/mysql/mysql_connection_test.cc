@@ -231,6 +231,36 @@ TEST_F(MysqlConnection, ALostPooledStoreConnectionIsReplacedWithoutFailing) {
   EXPECT_GT(inst->new_oid(), Oid(1));
 }
 
+// With a client read_timeout, a vote that times out while the server's session still
+// waits for a row lock is not run again on a new connection: that would leave the first
+// session waiting beside the second.
+TEST_F(MysqlConnection, AVoteCutByTheClientsReadTimeoutIsNotRunAgain) {
+  const std::string uri = fresh_database("read_timeout", "?history=free");
+  const std::string db = StorageUri::parse(uri).database;
+  {
+    auto st = open_storage(uri);
+    commit_one(*st->new_instance(), Oid(1), std::nullopt, "v1");
+  }
+  auto holder = connect(db);
+  holder->exec("START TRANSACTION");
+  holder->exec("SELECT zoid FROM object_state WHERE zoid = 1 FOR UPDATE");
+  auto st = open_storage(uri + "&read_timeout=1&commit_lock_timeout=5");
+  auto inst = st->new_instance();
+  const Tid serial = inst->load(Oid(1)).tid;
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(1), serial, "v2", txn);
+  EXPECT_THROW(inst->tpc_vote(txn), DisconnectedError);
+  inst->tpc_abort(txn);
+  int waiting = 0;
+  connect()->batch(
+      "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE DB = '" + db +
+          "' AND COMMAND = 'Query' AND ID <> CONNECTION_ID()",
+      1, [&](Rows& r) { waiting = r.next() ? static_cast<int>(r.int64(0)) : -1; }, Context::other);
+  EXPECT_EQ(waiting, 1);  // the timed-out vote's session only, not a second one
+  holder->exec("ROLLBACK");
+}
+
 TEST_F(MysqlConnection, UploadsLargerThanOnePacketAreSplitAndATooLargeRecordIsAClearError) {
   const std::string uri = fresh_database("packets", "?history=free");
   auto st = open_storage(uri);

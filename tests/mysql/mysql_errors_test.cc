@@ -49,7 +49,7 @@ TEST(MysqlErrors, TranslationTable) {
       {1045, Context::connect, is<StorageError>(), false, "wrong user name or password"},
       {1040, Context::connect, is<DisconnectedError>(), true, "refuses more connections"},
       {1203, Context::connect, is<DisconnectedError>(), true, "refuses more connections"},
-      {1226, Context::other, is<DisconnectedError>(), true, "refuses more connections"},
+      {1226, Context::other, is<StorageError>(), false, "resource limit of its account"},
       {1044, Context::other, is<StorageError>(), false, "lacks a privilege"},
       {1370, Context::commit, is<StorageError>(), false, "lacks a privilege"},
       {1049, Context::connect, is<SchemaError>(), false, "does not exist"},
