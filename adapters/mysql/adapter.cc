@@ -243,22 +243,28 @@ void MysqlAdapter::zap_all() {
   OidAllocator(*conn).reset();
 }
 
-void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+void MysqlAdapter::bulk_begin() {
   if (settings_.read_only) throw ReadOnlyError();
-  if (settings_.keep_history) throw StorageError("bulk loading is for history-free databases");
-  if (!bulk_ || !bulk_->healthy()) {
+  // Each holds the lock on its own session from its creation.
+  if (settings_.keep_history) {
+    if (!loader_ || !loader_->healthy()) loader_ = std::make_unique<BulkLoader>(settings_, *this);
+  } else if (!bulk_ || !bulk_->healthy()) {
     bulk_ = std::make_unique<MysqlStoreConnection>(settings_, *this);
     bulk_->hold_bulk_lock();
   }
+}
+
+void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+  if (settings_.keep_history) throw StorageError("bulk loading is for history-free databases");
+  bulk_begin();
   bulk_->apply_current(records);
 }
 
 void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
-  if (settings_.read_only) throw ReadOnlyError();
   if (!settings_.keep_history) {
     throw StorageError("a transaction bulk load needs a history-preserving database");
   }
-  if (!loader_ || !loader_->healthy()) loader_ = std::make_unique<BulkLoader>(settings_, *this);
+  bulk_begin();
   loader_->restore(transactions);
 }
 

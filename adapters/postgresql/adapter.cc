@@ -199,6 +199,11 @@ void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transact
   bulk_->restore(transactions);
 }
 
+void PostgresqlAdapter::bulk_begin() {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);  // takes the lock
+}
+
 void PostgresqlAdapter::bulk_finish() { bulk_.reset(); }
 
 void PostgresqlAdapter::wait_for_bulk_loads() {

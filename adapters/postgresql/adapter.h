@@ -58,6 +58,7 @@ class PostgresqlAdapter : public backend::Adapter {
   bool supports_bulk() const override { return !loc_.read_only; }
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_begin() override;
   void bulk_finish() override;
   void wait_for_bulk_loads() override;
 

@@ -52,6 +52,7 @@ class SqliteAdapter : public backend::Adapter {
   bool supports_bulk() const override { return !loc_.read_only; }
   void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
   void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_begin() override { bulk(); }
   void bulk_finish() override;
   backend::MirrorState mirror_state() override;
   void set_mirror_mode(MirrorMode mode) override;

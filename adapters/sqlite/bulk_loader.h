@@ -28,6 +28,7 @@ class BulkLoader {
   void in_transaction(F&& body);
 
   const Location& loc_;
+  int lock_fd_;  // the bulk-load lock, held for the loader's life
   std::unique_ptr<Db> db_;
   bool journal_switched_ = false;
   Oid highest_;

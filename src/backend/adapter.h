@@ -206,6 +206,10 @@ class Adapter {
     (void)transactions;
     throw StorageError(dialect() + ": bulk loading is not supported");
   }
+  // Takes the bulk-load lock (waiting up to the lock timeout, bulk_load_busy after) and
+  // keeps it until bulk_finish, so that convert can check where the destination stands
+  // while no other load can write to it. The batches take it too if this was not called.
+  virtual void bulk_begin() {}
   // The bulk load is over: undo whatever the dialect changed for it.
   virtual void bulk_finish() {}
   // Waits (up to the lock timeout) until no bulk load is writing to the database. A load

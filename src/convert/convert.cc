@@ -170,6 +170,10 @@ class Converter {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
   }
 
+  // Where the destination stands before the copy: its last TID (zero when empty or just
+  // cleared); each batch checks it is still so.
+  void expect_destination_at(Tid last) { expected_last_ = last; }
+
   void run(std::optional<Tid> start, ConvertReport& report) {
     if (!o_.destination_blob_dir.empty() && !o_.dry_run) {
       dst_blobs_ = BlobDir::create(o_.destination_blob_dir);
@@ -398,11 +402,19 @@ class Converter {
 
   void flush_batch(ConvertReport& report) {
     if (batched_.transactions == 0) return;
+    if (!began_) {
+      // Held from here to the end: no other conversion can write meanwhile, and the
+      // destination must still be where this one found it.
+      bulk_adapter_->bulk_begin();
+      began_ = true;
+    }
+    check_destination_unchanged();
     if (keep_history_) {
       bulk_adapter_->bulk_restore(history_batch_);
     } else {
       bulk_adapter_->bulk_apply_current(current_batch_);
     }
+    expected_last_ = destination_last_tid();
     report.done.transactions += batched_.transactions;
     report.done.records += batched_.records;
     report.done.bytes += batched_.bytes;
@@ -411,6 +423,24 @@ class Converter {
     batch_index_.clear();
     batched_ = {};
     tick(report);
+  }
+
+  // The destination's last transaction as a new snapshot sees it.
+  Tid destination_last_tid() { return dst_->new_instance()->last_transaction(); }
+
+  // Between batches: nothing but this load may have written to the destination. Another
+  // writer's commits would be overwritten by the load or interleaved with it (older TIDs
+  // after newer ones), and the copy would pass for a faithful one. A check, not a lock:
+  // a commit in the moment after a batch is not seen.
+  void check_destination_unchanged() {
+    if (!expected_last_) return;
+    const Tid now = destination_last_tid();
+    if (now == *expected_last_) return;
+    throw StorageError("another process wrote to the destination " + dst_uri_.redacted() +
+                       " during the conversion (its last transaction is " + now.hex() +
+                       ", this conversion left it at " + expected_last_->hex() +
+                       "): nothing more was copied; a conversion must be the only writer of "
+                       "its destination");
   }
 
   const ConvertOptions& o_;
@@ -423,6 +453,8 @@ class Converter {
   std::unique_ptr<backend::Adapter> bulk_adapter_;
   bool keep_history_ = true;
   std::optional<PendingDeletions> deletions_;
+  bool began_ = false;                // the bulk-load lock is held
+  std::optional<Tid> expected_last_;  // where the destination should stand
   std::optional<StorageInfo> source_info_;
   std::vector<TransactionRecord> history_batch_;
   std::vector<backend::BulkRecord> current_batch_;
@@ -574,15 +606,25 @@ ConvertReport convert(const ConvertOptions& o) {
   if (dst) {
     const StorageInfo info = dst->info();
     const bool empty = info.transactions == 0 && info.objects == 0;
+    converter.expect_destination_at(info.last_tid);
     if (!empty) {
       if (o.clear) {
-        if (!o.dry_run) dst->zap_all();
+        if (!o.dry_run) {
+          dst->zap_all();
+          converter.expect_destination_at(dst->new_instance()->last_transaction());
+        }
         report.cleared = true;
       } else if (o.incremental) {
         check_resumable(*src, info.last_tid, dst_uri);
         if (!src->keep_history()) {
           const StorageInfo& source = converter.source_info();
-          if (source.last_deletion && *source.last_deletion > info.last_tid) {
+          // Deleted after the destination's last transaction, or after its own record of
+          // the last deletions it took (a run interrupted before its removals, at the end,
+          // copied transactions past the deletion): walked for. The second costs a walk of
+          // both sides' OIDs on each run until the destination records a later deletion.
+          if (source.last_deletion &&
+              (*source.last_deletion > info.last_tid || !info.last_deletion ||
+               *source.last_deletion > *info.last_deletion)) {
             converter.expect_deletions(*source.last_deletion, info.last_tid);
           }
         }

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "filestorage/format.h"
 #include "relstore/blob_dir.h"
@@ -704,6 +705,101 @@ TEST(Convert, AnInterruptedIncrementalRunWithDeletionsResumesWhole) {
   EXPECT_EQ(resumed.deletions, 5u);
   EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
   EXPECT_EQ(open_storage(copy)->new_instance()->load(Oid(400)).data, "written after the copy");
+}
+
+// Interrupted after copying transactions later than the deletions (the removals come at
+// the end of a run): the resume still removes them, though the destination's last
+// transaction is past them by then.
+TEST(Convert, DeletionsSurviveAnInterruptionPastThem) {
+  TempDir d;
+  const std::string src = history_free_sample(d, 300);
+  const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
+  run(src, copy);
+  testing::update_and_delete_some(src);
+  for (uint64_t oid : {400, 401}) {
+    auto inst = open_storage(src)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(oid), std::nullopt, "written after the deletions", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  ConvertOptions o;
+  o.source = src;
+  o.destination = copy;
+  o.incremental = true;
+  o.batch_records = 1;
+  int batches = 0;
+  o.on_progress = [&](const ConvertProgress&) {
+    if (++batches == 3) throw std::runtime_error("interrupted");
+  };
+  EXPECT_THROW(convert(o), std::runtime_error);
+  o.on_progress = nullptr;
+  const ConvertReport resumed = convert(o);
+  EXPECT_EQ(resumed.deletions, 5u);
+  EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
+}
+
+// A conversion is the only writer of its destination: another process's commit between
+// two batches stops it with an error saying so, instead of being overwritten while the
+// copy passes for a faithful one; a second conversion into the same destination waits
+// for the first and then finds it changed.
+TEST(Convert, AnotherWriterOfTheDestinationStopsTheConversion) {
+  TempDir d;
+  const std::string path = sample_file(d, 2000);
+  const std::string dst = "sqlite://" + d.sub("db");
+  ConvertOptions o;
+  o.source = "file://" + path;
+  o.destination = dst;
+  o.batch_records = 200;
+  bool wrote = false;
+  o.on_progress = [&](const ConvertProgress&) {
+    if (wrote) return;
+    wrote = true;
+    auto inst = open_storage(dst)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(inst->new_oid(), std::nullopt, "another writer", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  };
+  try {
+    convert(o);
+    ADD_FAILURE() << "the conversion went on";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another process wrote to the destination"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Two conversions into one empty destination at once: the second waits for the first's
+// lock and then finds the destination changed; one copy results, not a merge of two.
+TEST(Convert, TwoConversionsIntoOneDestinationDoNotMerge) {
+  TempDir d;
+  const std::string a = "file://" + sample_file(d, 1500, "a.fs");
+  SampleOptions other;
+  other.objects = 1500;
+  other.seed = 8;
+  const std::string b = "file://" + d.sub("b.fs");
+  write_sample(b, other);
+  const std::string dst = "sqlite://" + d.sub("db");
+  open_storage(dst)->close();
+  std::string errors[2];
+  const auto one = [&](const std::string& src, std::string& error) {
+    try {
+      run(src, dst, [](ConvertOptions& o) { o.batch_records = 100; });
+    } catch (const StorageError& e) {
+      error = e.what();
+    }
+  };
+  std::thread first(one, a, std::ref(errors[0]));
+  std::thread second(one, b, std::ref(errors[1]));
+  first.join();
+  second.join();
+  ASSERT_EQ(errors[0].empty() + errors[1].empty(), 1) << errors[0] << " | " << errors[1];
+  const std::string& winner = errors[0].empty() ? a : b;
+  EXPECT_EQ(testing::storage_differences(winner, dst), std::vector<std::string>{});
 }
 
 // The walk that finds them reads pages of records: deletions on several pages, and
