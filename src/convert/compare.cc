@@ -107,8 +107,10 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
   return out;
 }
 
+// `serials_only`: the states were compared already (with the history), only which revision
+// is current is left to compare.
 std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit,
-                                         const Blobs& blobs) {
+                                         const Blobs& blobs, bool serials_only = false) {
   std::vector<std::string> out;
   std::optional<RecordIterResult> a = src.record_iternext(std::nullopt);
   std::optional<RecordIterResult> b = dst.record_iternext(std::nullopt);
@@ -125,6 +127,8 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
     } else {
       if (a->tid != b->tid) {
         out.push_back("oid " + a->oid.hex() + ": serial " + a->tid.hex() + " vs " + b->tid.hex());
+      } else if (serials_only) {
+        // (equal states were compared with the history)
       } else if (a->data != b->data) {
         out.push_back("oid " + a->oid.hex() + ": data differs");
       } else if (blobs.destination && is_blob_record(a->data)) {
@@ -149,7 +153,15 @@ std::vector<std::string> compare_storages(Storage& source, Storage& destination,
   src->poll_invalidations();
   dst->poll_invalidations();
   if (source.keep_history() && destination.keep_history()) {
-    return compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
+    // The history, and which revision each object's current one is: a database keeps that
+    // apart (current_object), and a copy whose pointers are wrong reads old states.
+    auto out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
+    if (out.size() < limit) {
+      for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, true)) {
+        out.push_back("current revision of " + d);
+      }
+    }
+    return out;
   }
   return compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
 }

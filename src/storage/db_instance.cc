@@ -61,6 +61,7 @@ void DbInstance::restart_snapshot() {
   // Taken before the snapshot: a zap clearing the cache after this point makes the puts of
   // what this snapshot reads void.
   cache_generation_ = storage_.cache().generation();
+  ++snapshot_serial_;
   // Until the new snapshot is known, there is none: a poll that fails part-way may have
   // moved the connection to a new snapshot already, and cached states of the old one must
   // not be served beside reads from it. The next access starts over from snapshot_tid_.
@@ -217,14 +218,33 @@ std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> sta
 }
 
 std::optional<RecordIterResult> DbInstance::record_iternext(std::optional<Oid> next) {
+  // A walk over every object asks once per object; a page a round trip instead of two
+  // rows (a verify of 100,000 objects took 5 s, most of it round trips).
+  constexpr size_t kPage = 256;
   ensure_snapshot();
-  auto rows = backend::current_records_in_oid_order(load_conn(), next.value_or(Oid(0)), 2);
-  if (rows.empty()) return std::nullopt;
+  const Oid from = next.value_or(Oid(0));
+  auto& ahead = iter_ahead_;
+  const auto fetch = [&](Oid at) {
+    for (auto& row : backend::current_records_in_oid_order(load_conn(), at, kPage)) {
+      ahead.push_back(std::move(row));
+    }
+  };
+  if (iter_serial_ != snapshot_serial_ || ahead.empty() || ahead.front().first != from) {
+    ahead.clear();
+    iter_serial_ = snapshot_serial_;
+    fetch(from);
+  }
+  if (ahead.empty()) return std::nullopt;
+  // The next oid is the record after this one: read on when it is the page's last.
+  if (ahead.size() == 1 && ahead.front().first.value() != ~uint64_t{0}) {
+    fetch(Oid(ahead.front().first.value() + 1));
+  }
   RecordIterResult r;
-  r.oid = rows[0].first;
-  r.tid = rows[0].second.tid;
-  r.data = std::move(*rows[0].second.state);
-  if (rows.size() > 1) r.next = rows[1].first;
+  r.oid = ahead.front().first;
+  r.tid = ahead.front().second.tid;
+  r.data = std::move(*ahead.front().second.state);
+  ahead.pop_front();
+  if (!ahead.empty()) r.next = ahead.front().first;
   return r;
 }
 

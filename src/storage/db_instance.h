@@ -1,6 +1,7 @@
 // StorageInstance over a database adapter: MVCC snapshot and two-phase commit.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -83,7 +84,12 @@ class DbInstance : public StorageInstance {
   std::unordered_set<Tid> own_commits_;  // this instance's commits not yet polled past
   Tid newest_own_write_;                 // the newest of them (0 when none)
   uint64_t cache_generation_ = 0;        // the state cache's generation at the snapshot
-  std::unordered_set<Oid> pending_;      // invalidations found before the next poll
+  uint64_t snapshot_serial_ = 0;         // counts snapshots begun, for iter_ahead_
+  // record_iternext reads a page of current records and serves the calls that walk on
+  // through it: (serial of the snapshot read in, the records after the last returned).
+  uint64_t iter_serial_ = 0;
+  std::deque<std::pair<Oid, backend::StateRow>> iter_ahead_;
+  std::unordered_set<Oid> pending_;  // invalidations found before the next poll
   bool pending_everything_ = false;
 
   // --- two-phase commit ---

@@ -3,6 +3,7 @@
 #include "relstore/convert.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <filesystem>
@@ -800,6 +801,31 @@ TEST(Convert, TwoConversionsIntoOneDestinationDoNotMerge) {
   ASSERT_EQ(errors[0].empty() + errors[1].empty(), 1) << errors[0] << " | " << errors[1];
   const std::string& winner = errors[0].empty() ? a : b;
   EXPECT_EQ(testing::storage_differences(winner, dst), std::vector<std::string>{});
+}
+
+// Between two history-preserving databases --verify compares which revision is current
+// too (current_object): equal histories with a wrong pointer read old states.
+TEST(Convert, VerifyComparesTheCurrentRevisions) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src");
+  SampleOptions so;
+  so.objects = 200;
+  write_sample(src, so);
+  const Tid first = open_storage(src)->new_instance()->load(Oid(10)).tid;
+  testing::update_and_delete_some(src);
+  const std::string dst = "sqlite://" + d.sub("dst");
+  run(src, dst);
+  EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(d.sub("dst/main.sqlite3").c_str(), &db), SQLITE_OK);
+  const std::string sql =
+      "UPDATE current_object SET tid = " + std::to_string(first.sql()) + " WHERE zoid = 10";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  const auto diffs = testing::storage_differences(src, dst);
+  ASSERT_EQ(diffs.size(), 1u);
+  EXPECT_NE(diffs[0].find("current revision of oid 0x000000000000000a: serial"), std::string::npos)
+      << diffs[0];
 }
 
 // The walk that finds them reads pages of records: deletions on several pages, and
