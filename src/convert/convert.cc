@@ -489,7 +489,8 @@ StorageError not_empty(const StorageUri& dst_uri, const StorageInfo& info) {
 // still has the transaction the destination ends with; a history-free one derives its
 // transactions from current rows (a later change hides an older TID), so only "not
 // ahead of the source" can be checked there.
-void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
+void check_resumable(Storage& src, Storage& dst, Tid dst_last, const StorageUri& dst_uri,
+                     std::optional<Tid> src_last_deletion) {
   auto inst = src.new_instance();
   inst->poll_invalidations();
   const Tid src_last = inst->last_transaction();  // not info(): its counts scan tables
@@ -501,7 +502,29 @@ void check_resumable(Storage& src, Tid dst_last, const StorageUri& dst_uri) {
   if (dst_last > src_last) {
     throw StorageError(refuse + "later than the source's last, " + src_last.hex() + advice);
   }
-  if (!src.keep_history()) return;
+  if (!src.keep_history()) {
+    // A history-free source has no transaction to find; the objects the destination's
+    // last transaction wrote must be in it at that TID (or changed since, or deleted
+    // after). Otherwise another writer made that transaction, and what the source did
+    // before it and after the copy would be skipped.
+    auto last = dst.new_instance()->iterator(dst_last, dst_last);
+    TransactionRecord txn;
+    if (!last->next(txn)) return;
+    for (const DataRecord& r : txn.records) {
+      if (!r.data) continue;
+      std::optional<Tid> at;
+      try {
+        at = inst->load(r.oid).tid;
+      } catch (const POSKeyError&) {
+      }
+      const bool deleted_since = !at && src_last_deletion && *src_last_deletion > dst_last;
+      if ((at && *at >= dst_last) || deleted_since) continue;
+      throw StorageError(refuse + "which wrote oid " + r.oid.hex() + ", " +
+                         (at ? "at " + at->hex() + " in the source" : "absent from the source") +
+                         advice);
+    }
+    return;
+  }
   auto it = inst->iterator(dst_last, dst_last);
   TransactionRecord txn;
   if (!it->next(txn)) {
@@ -615,7 +638,8 @@ ConvertReport convert(const ConvertOptions& o) {
         }
         report.cleared = true;
       } else if (o.incremental) {
-        check_resumable(*src, info.last_tid, dst_uri);
+        check_resumable(*src, *dst, info.last_tid, dst_uri,
+                        src->keep_history() ? std::nullopt : converter.source_info().last_deletion);
         if (!src->keep_history()) {
           const StorageInfo& source = converter.source_info();
           // Deleted after the destination's last transaction, or after its own record of

@@ -828,6 +828,39 @@ TEST(Convert, VerifyComparesTheCurrentRevisions) {
       << diffs[0];
 }
 
+// From a history-free source, a destination whose last transaction another writer made is
+// no partial copy: --incremental refuses it (it copied only what the source did after that
+// foreign commit, and skipped the rest).
+TEST(Convert, IncrementalFromAHistoryFreeSourceRefusesAForeignLastCommit) {
+  TempDir d;
+  const std::string src = history_free_sample(d, 200);
+  const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
+  run(src, copy);
+  const auto write = [](const std::string& uri, std::optional<uint64_t> oid) {
+    auto inst = open_storage(uri)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    const Oid target = oid ? Oid(*oid) : inst->new_oid();
+    std::optional<Tid> serial;
+    try {
+      serial = inst->load(target).tid;
+    } catch (const POSKeyError&) {
+    }
+    inst->store(target, serial, "changed", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  };
+  write(src, 5);              // the source changes
+  write(copy, std::nullopt);  // another writer commits to the copy
+  write(src, 6);              // the source changes again
+  try {
+    run(src, copy, [](ConvertOptions& o) { o.incremental = true; });
+    ADD_FAILURE() << "resumed";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("absent from the source"), std::string::npos) << e.what();
+  }
+}
+
 // The walk that finds them reads pages of records: deletions on several pages, and
 // objects past 2**63, are all found.
 TEST(Convert, DeletionsAreFoundOnEveryPageOfTheWalk) {
