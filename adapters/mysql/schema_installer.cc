@@ -202,11 +202,7 @@ void install_schema(Settings& settings, const StorageOptions& options) {
   // Migration 1 recorded means object_state was made: without it, RelStorage's tables were
   // dropped and relstore's left (an interrupted creation never recorded migration 1).
   if (!tables.count("object_state") && tables.count("relstore_schema") && !interrupted) {
-    std::vector<std::string> leftovers;
-    for (const auto& [name, table] : tables) {
-      if (is_relstore_only_table(name)) leftovers.push_back(name);
-    }
-    throw SchemaError(leftover_tables_message(where, leftovers));
+    throw SchemaError(leftover_tables_message(where, relstore_only_tables(tables)));
   }
   if (!tables.count("object_state") || interrupted) {
     for (const auto& [name, table] : tables) {
@@ -231,6 +227,14 @@ void install_schema(Settings& settings, const StorageOptions& options) {
     tables = table_names(*conn);
   }
 
+  // Before anything is changed (procedures included), and before the checks of tables a
+  // newer release may have changed: its schema is not this one's to write.
+  if (tables.count("relstore_schema")) {
+    check_not_newer(
+        "mysql",
+        static_cast<int>(conn->query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema")),
+        where);
+  }
   const bool keep_history = tables.count("transaction") || tables.count("current_object");
   if (keep_history && !(tables.count("transaction") && tables.count("current_object"))) {
     throw SchemaError(where +
@@ -245,14 +249,6 @@ void install_schema(Settings& settings, const StorageOptions& options) {
   }
   for (const char* required : {"commit_row_lock", "blob_chunk", "new_oid"}) {
     if (!tables.count(required)) throw SchemaError(where + " lacks the table " + required);
-  }
-  // Before anything is changed (procedures included): a newer release's schema is not
-  // this one's to write.
-  if (tables.count("relstore_schema")) {
-    const int newest = migrations_for("mysql").back().version;
-    const auto version =
-        static_cast<int>(conn->query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema"));
-    if (version > newest) throw NewerSchemaError(where, version, newest);
   }
   for (const auto& [name, table] : tables) {
     if (kOurTables.count(name) && table.type != "VIEW" && lower(table.engine) != "innodb") {

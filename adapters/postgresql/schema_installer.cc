@@ -179,10 +179,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                           " but no object_state: not a complete RelStorage schema");
       }
     }
-    std::vector<std::string> leftovers;
-    for (const auto& name : seen.relations) {
-      if (is_relstore_only_table(name)) leftovers.push_back(name);
-    }
+    const auto leftovers = relstore_only_tables(seen.relations);
     if (!leftovers.empty()) throw SchemaError(leftover_tables_message(db, leftovers));
     if (!may_change) {
       throw NoSchemaError(db + " has no relstore/RelStorage schema, and " +
@@ -216,8 +213,8 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                       " (history=" + (keep_history ? "preserving" : "free") + " opens it)");
   }
   if (!seen.relations.count("blob_chunk")) throw SchemaError(db + " lacks the table blob_chunk");
+  check_not_newer("postgresql", seen.version, db);
   const int newest = migrations_for("postgresql").back().version;
-  if (seen.version > newest) throw NewerSchemaError(db, seen.version, newest);
 
   const bool needs_work = !seen.relations.count("relstore_schema") || !seen.has_lock_row ||
                           seen.version < newest || !functions_current(seen, keep_history);

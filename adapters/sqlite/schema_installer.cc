@@ -90,11 +90,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
 
   if (!tables.count("object_state")) {
     if (tables.count("relstore_schema")) {
-      std::vector<std::string> leftovers;
-      for (const auto& name : tables) {
-        if (is_relstore_only_table(name)) leftovers.push_back(name);
-      }
-      throw SchemaError(leftover_tables_message(loc.main_path, leftovers));
+      throw SchemaError(leftover_tables_message(loc.main_path, relstore_only_tables(tables)));
     }
     if (!tables.empty()) {
       throw SchemaError(loc.main_path +
@@ -140,10 +136,10 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
   }
   // Before anything is changed: a newer release's schema is not this one's to write.
   if (tables.count("relstore_schema")) {
-    const int newest = migrations_for("sqlite").back().version;
-    const auto version =
-        static_cast<int>(db.query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema"));
-    if (version > newest) throw NewerSchemaError(loc.main_path, version, newest);
+    check_not_newer(
+        "sqlite",
+        static_cast<int>(db.query_int("SELECT COALESCE(MAX(version), 0) FROM relstore_schema")),
+        loc.main_path);
   }
   const bool needs_adoption =
       !tables.count("relstore_schema") ||
@@ -180,8 +176,13 @@ void apply_one(Db& db, const Migration& m, bool keep_history) {
   db.exec("BEGIN IMMEDIATE");
   try {
     db.exec(embedded_sql("sql/sqlite/schema_version.sql"));
-    for (const std::string& stmt : migration_statements(m.text, keep_history)) db.exec(stmt);
-    record_migration(db, m.version, m.name);
+    // Another process may have applied it while we waited for the write lock.
+    const std::string applied =
+        "SELECT COUNT(*) FROM relstore_schema WHERE version = " + std::to_string(m.version);
+    if (db.query_int(applied.c_str()) == 0) {
+      for (const std::string& stmt : migration_statements(m.text, keep_history)) db.exec(stmt);
+      record_migration(db, m.version, m.name);
+    }
     db.exec("COMMIT");
   } catch (...) {
     db.exec("ROLLBACK");

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "embedded_sql.h"
+#include "relstore/errors.h"
 
 namespace relstore {
 namespace {
@@ -93,6 +94,11 @@ std::vector<std::string> migration_statements(std::string_view text, bool keep_h
   }
   if (!only_comments(current)) out.push_back(current);
   return out;
+}
+
+void check_not_newer(std::string_view dialect, int version, const std::string& where) {
+  const int newest = migrations_for(dialect).back().version;
+  if (version > newest) throw NewerSchemaError(where, version, newest);
 }
 
 bool is_relstore_only_table(std::string_view name) {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <regex>
 
+#include "backend/registry.h"
 #include "embedded_sql.h"
 #include "relstore/errors.h"
 #include "relstore/ops.h"
@@ -130,6 +131,17 @@ TEST(SqliteMigrationsStatus, ANewerSchemaIsRefusedAndReported) {
             std::string::npos)
       << format_migration_status(st);
   EXPECT_EQ(catalog(d.sub("db/main.sqlite3")), before);
+}
+
+// Processes running `migrate up` at once each saw a migration pending; under the write lock
+// one already recorded is skipped rather than run again over its own tables.
+TEST(SqliteMigrationsStatus, AMigrationAppliedMeanwhileIsSkipped) {
+  TempDir d;
+  const StorageUri uri = StorageUri::parse("sqlite://" + d.sub("db"));
+  open_storage(uri, uri.options())->close();
+  auto adapter = backend::open_adapter(uri, uri.options());
+  for (const Migration& m : migrations_for("sqlite")) EXPECT_NO_THROW(adapter->apply_migration(m));
+  EXPECT_EQ(migration_status(uri.text()).applied.size(), migrations_for("sqlite").size());
 }
 
 // `create=false` in the URI holds for `migrate up` too: a mistyped path is an error, not a
