@@ -320,7 +320,7 @@ bool Scanner::starts_record(const TxnHeader& th, uint64_t target) const {
   // transaction changed objects created by several), and walking a transaction for each
   // would make opening such a file quadratic (40,000 of them took 48 s). Bounded by the
   // offsets it holds; the oldest transaction goes first.
-  constexpr size_t kMaxOffsets = size_t{1} << 20;
+  constexpr size_t kMaxOffsets = size_t{1} << 18;  // 2 MiB of offsets
   struct Starts {
     uint64_t map = 0;  // FileMap::serial(): a freed map's address may come back
     uint64_t limit = 0;
@@ -384,7 +384,7 @@ std::optional<std::string_view> Scanner::resolve(const DataHeader& rec) const {
       break;
     }
   }
-  if (resolved_.size() + hops.size() > (size_t{1} << 22)) resolved_.clear();
+  if (resolved_.size() + hops.size() > (size_t{1} << 20)) resolved_.clear();
   for (uint64_t pos : hops) resolved_[pos] = found;
   if (found == 0) return std::nullopt;
   const DataHeader data = found == cur.pos ? cur : data_header_at(found);

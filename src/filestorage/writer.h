@@ -18,8 +18,8 @@ namespace relstore::fs {
 class AppendFile {
  public:
   // Locks and opens `path`; creates it with the FS30 magic when it is missing or empty and
-  // `create` is set. Removes `<path>.index`, which appending would make stale. Throws
-  // StorageError when the file is locked by another writer or cannot be opened.
+  // `create` is set. Throws StorageError when the file is locked by another writer or
+  // cannot be opened.
   static std::unique_ptr<AppendFile> open(const std::string& path, bool create,
                                           std::string_view magic);
   ~AppendFile();

@@ -162,7 +162,7 @@ TEST(FileStorageReader, BackPointersGiveDataAndDataTxn) {
 // What ZODB's undo writes: the undo of a transaction that changed objects created by two
 // others points its back pointers into both, alternately, and undoing again makes chains.
 // Each resolves to its data (reading such files had taken time quadratic in their size:
-// 37 s for a 7 MB file; docs/benchmarks.md has the figures).
+// 34 s for a 7.5 MB file; docs/benchmarks.md has the figures).
 TEST(FileStorageReader, BackPointersIntoSeveralTransactionsAndLongChainsResolve) {
   TempDir dir;
   RawDataFs f;
