@@ -221,10 +221,10 @@ void vote_new_object(StorageInstance& inst, TransactionMetaData& txn, uint64_t o
 
 // The commit lock is RelStorage's: the commit_row_lock row, as its lock_and_choose_tid
 // takes it. A RelStorage commit holding it keeps relstore's finish waiting.
-TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
-  RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db("locks_commit");
-  auto st = open_storage(db.uri("commit_lock_timeout=0.2"));
+// While another session holds the commit lock, a finish of a storage opened with `query`
+// fails with a retryable UnableToAcquireCommitLockError, and commits once it is free.
+void expect_commit_lock_timeout(TestDatabase& db, const std::string& query) {
+  auto st = open_storage(db.uri(query));
   auto inst = st->new_instance();
   create(*inst, 1, "v1");
   auto holder = db.connect();
@@ -233,13 +233,19 @@ TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
   vote_new_object(*inst, txn, 2);
   try {
     inst->tpc_finish(txn);
-    FAIL() << "finished while another session held the commit lock";
+    ADD_FAILURE() << "finished while another session held the commit lock";
   } catch (const UnableToAcquireCommitLockError& e) {
     EXPECT_TRUE(e.retryable());
   }
   inst->tpc_abort(txn);
   holder->simple("ROLLBACK", postgresql::Context::other);
   create(*inst, 2, "v1");
+}
+
+TEST(PostgresqlLocks, CommitLockTimeoutIsUnableToAcquireCommitLock) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("locks_commit");
+  expect_commit_lock_timeout(db, "commit_lock_timeout=0.2");
 }
 
 // A statement_timeout set on the database (or role) shorter than the commit lock timeout
@@ -249,17 +255,7 @@ TEST(PostgresqlLocks, AStatementTimeoutDoesNotCutTheLockWaitsShort) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("locks_statement_timeout");
   db.exec("ALTER DATABASE \"" + db.name() + "\" SET statement_timeout = '100ms'");
-  auto st = open_storage(db.uri("commit_lock_timeout=0.6"));
-  auto inst = st->new_instance();
-  create(*inst, 1, "v1");
-  auto holder = db.connect();
-  holder->simple("BEGIN; SELECT tid FROM commit_row_lock FOR UPDATE", postgresql::Context::other);
-  TransactionMetaData txn{"", "", ""};
-  vote_new_object(*inst, txn, 2);
-  EXPECT_THROW(inst->tpc_finish(txn), UnableToAcquireCommitLockError);
-  inst->tpc_abort(txn);
-  holder->simple("ROLLBACK", postgresql::Context::other);
-  create(*inst, 2, "v1");
+  expect_commit_lock_timeout(db, "commit_lock_timeout=0.6");
 }
 
 // Without its row, commit_row_lock would lock nothing and exclude no other committer: the
