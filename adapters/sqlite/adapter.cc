@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "adapters/sqlite/bulk_loader.h"
+#include "adapters/sqlite/bulk_lock.h"
 #include "adapters/sqlite/db_iterator.h"
 #include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/load_connection.h"
@@ -124,6 +125,8 @@ std::string SqliteAdapter::identity() { return path_identity("sqlite", loc_.dir)
 
 void SqliteAdapter::zap_all() {
   if (loc_.read_only) throw ReadOnlyError();
+  // Not while a conversion loads the database, nor the other way round (bulk_lock.h).
+  const BulkLock lock(loc_);
   auto db = open_main(loc_, Role::store);
   db->exec("BEGIN IMMEDIATE");
   try {

@@ -1,14 +1,6 @@
 #include "adapters/sqlite/bulk_loader.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <cstring>
-#include <thread>
 
 #include "adapters/sqlite/oid_allocator.h"
 #include "adapters/sqlite/queries.h"
@@ -34,32 +26,8 @@ constexpr const char* kMakeCurrent =
 
 }  // namespace
 
-namespace {
-
-// The bulk-load lock: a lock on a file beside the database, held for the whole load, so
-// that two conversions into one database do not both take it for empty. (The server
-// dialects use a lock of the server session; the kernel drops this one with the process.)
-int take_bulk_lock(const Location& loc) {
-  const std::string path = loc.dir + "/bulk-load.lock";
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) throw StorageError("cannot open " + path + ": " + std::strerror(errno));
-  const auto start = std::chrono::steady_clock::now();
-  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    const double waited =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (errno != EWOULDBLOCK || waited >= loc.lock_timeout) {
-      ::close(fd);
-      throw backend::bulk_load_busy(waited);
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return fd;
-}
-
-}  // namespace
-
 BulkLoader::BulkLoader(const Location& loc)
-    : loc_(loc), lock_fd_(take_bulk_lock(loc)), db_(open_main(loc, Role::store)) {
+    : loc_(loc), lock_(loc), db_(open_main(loc, Role::store)) {
   // Succeeds only when no other connection has the database open; otherwise the load
   // simply stays in WAL mode.
   db_->set_busy_timeout(0);
@@ -80,7 +48,6 @@ BulkLoader::~BulkLoader() {
       // The next writable open sets WAL again (schema_installer); the data is safe anyway.
     }
   }
-  ::close(lock_fd_);  // releases the lock
 }
 
 template <class F>

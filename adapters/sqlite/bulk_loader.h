@@ -5,6 +5,7 @@
 #include <span>
 
 #include "adapters/sqlite/adapter.h"
+#include "adapters/sqlite/bulk_lock.h"
 
 namespace relstore::sqlite {
 
@@ -28,7 +29,7 @@ class BulkLoader {
   void in_transaction(F&& body);
 
   const Location& loc_;
-  int lock_fd_;  // the bulk-load lock, held for the loader's life
+  BulkLock lock_;  // held for the loader's life; released after db_ closes
   std::unique_ptr<Db> db_;
   bool journal_switched_ = false;
   Oid highest_;

@@ -2,8 +2,11 @@
 // of its own) moves before a batch commits, so no batch lands without it. It used to move
 // after: when that failed (the file locked, the process killed), a resume copied nothing
 // and new_oid handed out OIDs the load had written.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "relstore/convert.h"
 #include "relstore/errors.h"
@@ -58,6 +61,35 @@ TEST(SqliteBulk, ABatchLandsOnlyWithTheOidAllocatorPastIt) {
     auto inst = open_storage(dst)->new_instance();
     EXPECT_GT(inst->new_oid(), Oid(499)) << "new_oid handed out an OID the load wrote";
   }
+}
+
+// Emptying the database (convert --clear) holds the bulk-load lock too: while a load
+// holds it, the zap waits, then gives up after commit_lock_timeout with nothing removed
+// (a conversion's copy must not be emptied under it).
+TEST(SqliteBulk, ZapWaitsForABulkLoadStillWriting) {
+  TempDir d;
+  const std::string dir = d.sub("db");
+  const std::string uri = "sqlite://" + dir + "?commit_lock_timeout=1";
+  SampleOptions sample;
+  sample.objects = 20;
+  write_sample(uri, sample);
+  const int fd = ::open((dir + "/bulk-load.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as a loading conversion holds it
+  auto st = open_storage(uri);
+  const uint64_t objects = st->info().objects;
+  ASSERT_GT(objects, 0u);
+  try {
+    st->zap_all();
+    ADD_FAILURE() << "emptied the database under a bulk load";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another bulk load is writing"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(st->info().objects, objects);
+  ::close(fd);
+  st->zap_all();
+  EXPECT_EQ(st->info().objects, 0u);
 }
 
 }  // namespace
