@@ -208,7 +208,7 @@ class Converter {
     }
     if (bulk) flush_batch(report);
     // Removals belong after the whole copy (expect_deletions); a resume does them.
-    if (deletions_ && !report.interrupted) remove_deleted(report);
+    if (deleted_at_ && !report.interrupted) remove_deleted(report);
     if (bulk) bulk_adapter_->bulk_finish();
     report.done.seconds = seconds();
   }
@@ -220,33 +220,28 @@ class Converter {
   }
 
   // --incremental from a history-free source that deleted objects (at `deleted_at` or
-  // before) after the destination's last transaction `dst_last`. Such a source keeps no
+  // before) that the destination may still have. Such a source keeps no
   // trace of what it deleted: the objects the destination has and the source lacks are
   // found by walking both. A history-preserving destination cannot record them — the
   // source cannot say when each went — and is refused here, before anything is written;
   // a history-free one has them removed after the copy (run), at `deleted_at`. After,
   // not before: the removal moves the destination's last TID to `deleted_at`, and a run
   // interrupted between the two would resume after transactions it never copied.
-  void expect_deletions(Tid deleted_at, Tid dst_last) {
+  void expect_deletions(Tid deleted_at) {
     if (!dst_->keep_history()) {
-      deletions_ = PendingDeletions{deleted_at, dst_last};
+      deleted_at_ = deleted_at;
       return;
     }
     const std::vector<Oid> gone = find_deleted();
     if (gone.empty()) return;
     throw StorageError("--incremental: the destination " + dst_uri_.redacted() + " has " +
-                       describe_deleted(gone, dst_last) +
+                       describe_deleted(gone, deleted_at) +
                        "; the source cannot say when each went, so a history-preserving "
                        "copy cannot record it. Nothing was changed; --clear copies the "
                        "source again");
   }
 
  private:
-  struct PendingDeletions {
-    Tid at;        // the source's deletion record
-    Tid dst_last;  // the destination's last TID before this run
-  };
-
   // The destination's objects that the source lacks, in OID order.
   std::vector<Oid> find_deleted() {
     OidWalk src(src_, src_uri_);
@@ -264,11 +259,10 @@ class Converter {
     return gone;
   }
 
-  static std::string describe_deleted(const std::vector<Oid>& gone, Tid dst_last) {
+  static std::string describe_deleted(const std::vector<Oid>& gone, Tid deleted_at) {
     return std::to_string(gone.size()) + " objects (oid " + gone.front().hex() +
-           " first) that the history-free source deleted after the destination's last "
-           "transaction " +
-           dst_last.hex();
+           " first) that the history-free source no longer has (its last deletion: " +
+           deleted_at.hex() + ")";
   }
 
   // The history-free half of expect_deletions, once the copy is done.
@@ -276,17 +270,21 @@ class Converter {
     const std::vector<Oid> gone = find_deleted();
     if (gone.empty()) return;
     report.deletions = gone.size();
-    if (o_.on_log) o_.on_log("removing " + describe_deleted(gone, deletions_->dst_last));
+    if (o_.on_log) o_.on_log("removing " + describe_deleted(gone, *deleted_at_));
     if (o_.dry_run) return;
     std::vector<backend::BulkRecord> records;
-    for (Oid oid : gone) records.push_back({oid, deletions_->at, std::nullopt});
+    for (Oid oid : gone) records.push_back({oid, *deleted_at_, std::nullopt});
     if (bulk_adapter_) {
+      // The walk above can take long: whatever committed meanwhile (a new object the
+      // walk took for deleted) must stop the removal.
+      begin_load();
       bulk_adapter_->bulk_apply_current(records);
+      after_load(Tid(), *deleted_at_);
       return;
     }
     TransactionMetaData meta{"", "objects deleted in the history-free source", ""};
     auto dst = dst_->new_instance();
-    dst->tpc_begin(meta, deletions_->at);
+    dst->tpc_begin(meta, *deleted_at_);
     for (const auto& r : records) dst->restore(r.oid, r.tid, std::nullopt, meta);
     dst->tpc_vote(meta);
     dst->tpc_finish(meta);
@@ -402,19 +400,21 @@ class Converter {
 
   void flush_batch(ConvertReport& report) {
     if (batched_.transactions == 0) return;
-    if (!began_) {
-      // Held from here to the end: no other conversion can write meanwhile, and the
-      // destination must still be where this one found it.
-      bulk_adapter_->bulk_begin();
-      began_ = true;
-    }
-    check_destination_unchanged();
+    begin_load();
+    // What the destination's last TID may be once the batch is in: at least the newest
+    // TID the batch stores, at most the newest it writes (or where it stood).
+    Tid low, high;
     if (keep_history_) {
+      low = high = history_batch_.back().tid;
       bulk_adapter_->bulk_restore(history_batch_);
     } else {
+      for (const auto& r : current_batch_) {
+        if (r.state) low = std::max(low, r.tid);
+        high = std::max(high, r.tid);
+      }
       bulk_adapter_->bulk_apply_current(current_batch_);
     }
-    expected_last_ = destination_last_tid();
+    after_load(low, high);
     report.done.transactions += batched_.transactions;
     report.done.records += batched_.records;
     report.done.bytes += batched_.bytes;
@@ -425,22 +425,51 @@ class Converter {
     tick(report);
   }
 
+  // Before each write of the load: takes the bulk-load lock, held from the first write
+  // to the end (no other conversion can write meanwhile), and checks the destination is
+  // still where this conversion found or left it.
+  void begin_load() {
+    if (!began_) {
+      bulk_adapter_->bulk_begin();
+      began_ = true;
+    }
+    check_destination_unchanged();
+  }
+
+  // After a write of the load that leaves the destination's last TID in [low, high]
+  // (besides where it stood): reads where it stands now. Outside that range, another
+  // writer committed or emptied it (a zap) between the write and this read.
+  void after_load(Tid low, Tid high) {
+    const Tid now = destination_last_tid();
+    if (now < low || now > std::max(high, expected_last_.value_or(Tid()))) {
+      throw foreign_writer(now, "this conversion had just written up to " + high.hex());
+    }
+    expected_last_ = now;
+    wrote_ = true;
+  }
+
   // The destination's last transaction as a new snapshot sees it.
   Tid destination_last_tid() { return dst_->new_instance()->last_transaction(); }
 
   // Between batches: nothing but this load may have written to the destination. Another
   // writer's commits would be overwritten by the load or interleaved with it (older TIDs
   // after newer ones), and the copy would pass for a faithful one. A check, not a lock:
-  // a commit in the moment after a batch is not seen.
+  // a commit in the moment after a batch with a TID inside the batch's range is not seen.
   void check_destination_unchanged() {
     if (!expected_last_) return;
     const Tid now = destination_last_tid();
     if (now == *expected_last_) return;
-    throw StorageError("another process wrote to the destination " + dst_uri_.redacted() +
-                       " during the conversion (its last transaction is " + now.hex() +
-                       ", this conversion left it at " + expected_last_->hex() +
-                       "): nothing more was copied; a conversion must be the only writer of "
-                       "its destination");
+    throw foreign_writer(
+        now, std::string(wrote_ ? "this conversion left it at " : "this conversion found it at ") +
+                 expected_last_->hex());
+  }
+
+  StorageError foreign_writer(Tid now, const std::string& expected) const {
+    return StorageError("another process wrote to the destination " + dst_uri_.redacted() +
+                        " during the conversion (its last transaction is " + now.hex() + ", " +
+                        expected +
+                        "): nothing more was copied; a conversion must be the only writer of "
+                        "its destination");
   }
 
   const ConvertOptions& o_;
@@ -452,8 +481,9 @@ class Converter {
   std::vector<std::pair<Oid, std::string>> pending_blobs_;
   std::unique_ptr<backend::Adapter> bulk_adapter_;
   bool keep_history_ = true;
-  std::optional<PendingDeletions> deletions_;
+  std::optional<Tid> deleted_at_;     // the source's deletion record, when removals are due
   bool began_ = false;                // the bulk-load lock is held
+  bool wrote_ = false;                // a batch or removal of this load is in
   std::optional<Tid> expected_last_;  // where the destination should stand
   std::optional<StorageInfo> source_info_;
   std::vector<TransactionRecord> history_batch_;
@@ -649,7 +679,7 @@ ConvertReport convert(const ConvertOptions& o) {
           if (source.last_deletion &&
               (*source.last_deletion > info.last_tid || !info.last_deletion ||
                *source.last_deletion > *info.last_deletion)) {
-            converter.expect_deletions(*source.last_deletion, info.last_tid);
+            converter.expect_deletions(*source.last_deletion);
           }
         }
         report.started_after = info.last_tid;

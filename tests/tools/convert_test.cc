@@ -774,6 +774,39 @@ TEST(Convert, AnotherWriterOfTheDestinationStopsTheConversion) {
   }
 }
 
+// The removals of a history-free source's deletions come after a walk of both sides'
+// OIDs, which can take long: a commit to the destination meanwhile (whose new object the
+// walk may take for deleted) stops the run before anything is removed.
+TEST(Convert, AWriterDuringTheDeletionWalkStopsTheRemovals) {
+  TempDir d;
+  const std::string src = history_free_sample(d, 300);
+  const std::string copy = "sqlite://" + d.sub("copy") + "?history=free";
+  run(src, copy);
+  testing::update_and_delete_some(src);  // deletes 30-34
+  ConvertOptions o;
+  o.source = src;
+  o.destination = copy;
+  o.incremental = true;
+  o.on_log = [&](const std::string& line) {
+    if (line.rfind("removing ", 0) != 0) return;
+    auto inst = open_storage(copy)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(inst->new_oid(), std::nullopt, "another writer", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  };
+  try {
+    convert(o);
+    ADD_FAILURE() << "removed objects after another process wrote";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another process wrote to the destination"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_NO_THROW(open_storage(copy)->new_instance()->load(Oid(30))) << "an object was removed";
+}
+
 // Two conversions into one empty destination at once: the second waits for the first's
 // lock and then finds the destination changed; one copy results, not a merge of two.
 TEST(Convert, TwoConversionsIntoOneDestinationDoNotMerge) {
