@@ -184,8 +184,8 @@ void Parser::directive(std::string_view line, const std::string& filename, int d
             : (std::filesystem::path(filename).parent_path() / target).string();
     parse(text, included, depth + 1);
   } else {
-    throw fail("unknown directive '" + std::string(line) +
-               "' (ZConfig has %import, %define and %include)");
+    // The name only: the rest of the line may be a %define's secret value.
+    throw fail("unknown directive '%" + word + "' (ZConfig has %import, %define and %include)");
   }
 }
 

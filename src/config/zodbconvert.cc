@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,10 @@ std::string pragma_value(const std::string& key, const std::string& value,
   if (scale == 0 || digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
     throw ConfigError(where + ": " + key + " '" + value +
                       "' is not a size (a number, or one with KB, MB or GB)");
+  }
+  // SQLite reads the pragma as a signed 64-bit number.
+  if (n > static_cast<uint64_t>(INT64_MAX) / scale) {
+    throw ConfigError(where + ": " + key + " '" + value + "' is too large");
   }
   const uint64_t bytes = n * scale;
   return key == "cache_size" ? "-" + std::to_string(bytes / 1024) : std::to_string(bytes);
@@ -192,6 +197,14 @@ StorageUri uri_from_libpq_dsn(const std::string& dsn) {
     }
     std::string key = dsn.substr(i, eq - i);
     while (!key.empty() && std::isspace(static_cast<unsigned char>(key.back()))) key.pop_back();
+    // "password=correct horse" would make "horse host" a key: refused as libpq does, and
+    // without echoing the words, which may be part of a password.
+    if (key.empty() ||
+        std::any_of(key.begin(), key.end(), [](unsigned char c) { return std::isspace(c) != 0; })) {
+      throw ConfigError(
+          "malformed PostgreSQL dsn: a key without '=' (quote a value that "
+          "holds spaces: key='a b')");
+    }
     i = eq + 1;
     while (i < dsn.size() && std::isspace(static_cast<unsigned char>(dsn[i]))) ++i;
     std::string value;

@@ -209,6 +209,15 @@ TEST(Zodbconvert, SqlitePragmaSizesTakeZConfigUnits) {
     EXPECT_NE(std::string(e.what()).find("mmap_size '10TB' is not a size"), std::string::npos)
         << e.what();
   }
+  // 2**64 bytes would wrap to 0 (mmap quietly off).
+  try {
+    destination("mmap_size 17179869184 GB");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("mmap_size '17179869184 GB' is too large"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // A port with anything after its digits is an error (std::stoi read "5432x" as 5432).
@@ -380,7 +389,11 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
   EXPECT_NE(error("%include /nonexistent/x.conf\n")
                 .find("def.conf:1: cannot read the included file /nonexistent/x.conf"),
             std::string::npos);
-  EXPECT_NE(error("%bogus\n").find("unknown directive"), std::string::npos);
+  EXPECT_NE(error("%bogus\n").find("unknown directive '%bogus'"), std::string::npos);
+  // A mistyped %define shows its name, not the value after it.
+  const std::string typo = error("%defin dbpw hunter2\n");
+  EXPECT_NE(typo.find("unknown directive '%defin'"), std::string::npos) << typo;
+  EXPECT_EQ(typo.find("hunter2"), std::string::npos) << typo;
   // A %define's value is where passwords go: no part of it is shown.
   const std::string secret = error("%define dbpw hunter$secretpart\n");
   EXPECT_NE(secret.find("def.conf:1:"), std::string::npos) << secret;
@@ -544,6 +557,13 @@ TEST(Zodbconvert, ValueErrorsNameTheKeysLine) {
   EXPECT_NE(source("<postgresql>\n dsn dbname='z\n</postgresql>\n")
                 .find("e.conf:3: malformed PostgreSQL dsn: unclosed quote"),
             std::string::npos);
+  // An unquoted value with a space: refused (as libpq does), the words not shown.
+  const std::string spaced =
+      source("<postgresql>\n dsn dbname=z password=correct horse host=db\n</postgresql>\n");
+  EXPECT_NE(spaced.find("e.conf:3: malformed PostgreSQL dsn: a key without '='"), std::string::npos)
+      << spaced;
+  EXPECT_EQ(spaced.find("horse"), std::string::npos) << spaced;
+  EXPECT_EQ(spaced.find("correct"), std::string::npos) << spaced;
   EXPECT_NE(source(" commit-lock-timeout 30s\n<sqlite3>\n data-dir /tmp/d\n</sqlite3>\n")
                 .find("e.conf:2: commit-lock-timeout '30s' is not a whole number"),
             std::string::npos);
