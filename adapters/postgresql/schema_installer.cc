@@ -116,6 +116,9 @@ void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
     conn.simple(std::string("BEGIN; ") + kSchemaLock, Context::schema);
     body();
     conn.simple("COMMIT", Context::schema);
+  } catch (const NewerSchemaError&) {
+    conn.rollback_quietly();  // nothing was changed, and callers tell this one apart
+    throw;
   } catch (const SchemaError& e) {
     conn.rollback_quietly();
     throw SchemaError(what + " failed and was rolled back; nothing was changed. " + e.what());
@@ -221,6 +224,9 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
   if (may_change && needs_work) {
     in_schema_transaction(*conn, "upgrading the schema of " + db, [&] {
       seen = inspect(*conn);
+      // Again under the lock: a newer relstore may have upgraded the schema meanwhile,
+      // and its functions must not be replaced by this release's.
+      check_not_newer("postgresql", seen.version, db);
       if (!seen.relations.count("relstore_schema")) {
         // A RelStorage-created database: its schema is the baseline.
         conn->simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
