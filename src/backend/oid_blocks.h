@@ -1,6 +1,7 @@
 // RelStorage's OID allocators hand out blocks of 16: block b holds OIDs 16b-15 … 16b. The
-// last block whose OIDs fit 64 bits is 2**60; arithmetic past it would wrap to OIDs that
-// are in use, so it stops there with an error instead.
+// last block with any OID that fits 64 bits is 2**60, and it holds only 15 (2**64 itself
+// does not fit); arithmetic past it would wrap to OIDs that are in use, so it stops there
+// with an error instead.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +25,11 @@ inline void append_oid_block(int64_t block, std::vector<Oid>& out, const std::st
     throw StorageError(where + ": no OIDs left to hand out (the allocator is at block " +
                        std::to_string(block) + "; the largest OID, 2**64-1, is in block 2**60)");
   }
-  const uint64_t last = static_cast<uint64_t>(block) * 16;
-  for (uint64_t oid = last - 15;; ++oid) {
+  const uint64_t first = (static_cast<uint64_t>(block) - 1) * 16 + 1;
+  for (uint64_t i = 0; i < 16; ++i) {
+    const uint64_t oid = first + i;
+    if (oid < first) break;  // wrapped past 2**64-1: the last block ends early
     out.emplace_back(oid);
-    if (oid == last) break;
   }
 }
 
