@@ -209,16 +209,25 @@ void MysqlAdapter::zap_all() {
   take_bulk_lock(*conn, settings_.lock_timeout, true);
   // DELETE rather than TRUNCATE: TRUNCATE waits for the metadata lock every open snapshot
   // of another instance holds on these tables.
-  std::string sql =
-      settings_.keep_history
-          ? "DELETE FROM current_object; DELETE FROM blob_chunk; DELETE FROM object_state; "
-            "DELETE FROM \"transaction\" WHERE tid > 0; DELETE FROM object_ref; "
-            "DELETE FROM object_refs_added; DELETE FROM pack_object; DELETE FROM pack_state; "
-            "DELETE FROM pack_state_tid; INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); "
-          : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref; "
-            "DELETE FROM object_refs_added; DELETE FROM pack_object; "
-            "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); ";
-  int statements = settings_.keep_history ? 11 : 7;
+  std::string sql;
+  int statements = 0;
+  const bool mirror = json_mirror::has_tables(*conn);
+  if (mirror) {
+    // The mirror's lock first, as votes and follow/rebuild batches take it (shared, to
+    // their commit): a batch that checked its states before the zap would otherwise put
+    // rows of zapped objects back after it, rows no later batch replaces.
+    sql = "SELECT id FROM relstore_json_mirror_lock WHERE id = 0 FOR UPDATE; ";
+    statements = 1;
+  }
+  sql += settings_.keep_history
+             ? "DELETE FROM current_object; DELETE FROM blob_chunk; DELETE FROM object_state; "
+               "DELETE FROM \"transaction\" WHERE tid > 0; DELETE FROM object_ref; "
+               "DELETE FROM object_refs_added; DELETE FROM pack_object; DELETE FROM pack_state; "
+               "DELETE FROM pack_state_tid; INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); "
+             : "DELETE FROM blob_chunk; DELETE FROM object_state; DELETE FROM object_ref; "
+               "DELETE FROM object_refs_added; DELETE FROM pack_object; "
+               "INSERT IGNORE INTO commit_row_lock (tid) VALUES (0); ";
+  statements += settings_.keep_history ? 11 : 7;
   if (settings_.has_deletion_mark) {
     // Every instance's next poll must see the zap (backend/deletion_mark.h).
     sql += backend::zap_deletion_mark_sql(system_clock()->now());
@@ -228,7 +237,7 @@ void MysqlAdapter::zap_all() {
   try {
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.
-    if (json_mirror::has_tables(*conn)) {
+    if (mirror) {
       sql +=
           "DELETE FROM object_json; DELETE FROM object_json_error; "
           "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0; ";

@@ -294,5 +294,31 @@ TEST_F(MysqlMirror, AChangeOfModeWaitsForCommitsThatVoted) {
   EXPECT_EQ(s.pending, 0u);
 }
 
+// Emptying the database waits for a follow or rebuild batch in progress, which holds the
+// mirror's lock shared to its commit: one that checked its states before the zap and
+// committed after it put rows of zapped objects back, rows no later batch replaced.
+TEST_F(MysqlMirror, AZapWaitsForAMirrorBatchInProgress) {
+  const std::string uri = in_commit_database("jm_zap_lock", "?history=free");
+  auto st = open_storage(uri);
+  {
+    auto inst = st->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(1), std::nullopt, record("myapp\nThing", dict_with_text("zapped")), txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  auto batch = connect(db_of(uri));
+  batch->exec("START TRANSACTION");
+  batch->query_int("SELECT id FROM relstore_json_mirror_lock WHERE id = 0 LOCK IN SHARE MODE");
+  auto zapped = std::async(std::launch::async, [&] { st->zap_all(); });
+  EXPECT_EQ(zapped.wait_for(300ms), std::future_status::timeout);
+  batch->exec("COMMIT");
+  zapped.get();
+  auto conn = connect(db_of(uri));
+  EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_json"), "0");
+  EXPECT_EQ(scalar(*conn, "SELECT COUNT(*) FROM object_state"), "0");
+}
+
 }  // namespace
 }  // namespace relstore::mysql::testing
