@@ -271,10 +271,13 @@ void FileInstance::check_serials() {
 std::vector<Oid> FileInstance::tpc_vote(const TransactionMetaData& txn) {
   check_txn(txn, Phase::begun, "tpc_vote");
   // The commit lock is held since tpc_begin, so nothing can change between these checks
-  // and the write at tpc_finish.
+  // and tpc_finish.
   resolved_.clear();
   check_serials();
   tid_ = forced_tid_ ? *forced_tid_ : storage_.new_tid(clock_.get());
+  // Written now, so that what can fail (a full disk) fails here; finish only writes the
+  // status byte.
+  staged_ = storage_.stage(tid_, status_, txn, records_);
   phase_ = Phase::voted;
   return resolved_;
 }
@@ -285,7 +288,9 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   // Read before the commit: a zap between the two then shows as one at the next poll.
   const uint64_t generation = storage_.generation();
   try {
-    storage_.commit(tid_, status_, txn, records_, on_tid);
+    const FileStorage::Staged staged = std::move(*staged_);
+    staged_.reset();  // published or, when that fails, truncated away by publish
+    storage_.publish(staged, records_, on_tid);
   } catch (...) {
     reset_txn();
     throw;
@@ -309,6 +314,8 @@ void FileInstance::tpc_abort(const TransactionMetaData& txn) noexcept {
 }
 
 void FileInstance::reset_txn() noexcept {
+  if (staged_) storage_.unstage(*staged_);  // an abort after vote
+  staged_.reset();
   if (txn_) storage_.unlock_commit();
   txn_ = nullptr;
   phase_ = Phase::idle;

@@ -86,6 +86,7 @@ class FileInstance : public StorageInstance {
   Tid tid_;
   char status_ = ' ';
   std::vector<PendingRecord> records_;
+  std::optional<FileStorage::Staged> staged_;  // written at vote, published at finish
   std::unordered_map<Oid, size_t> record_index_;
   std::vector<Oid> resolved_;
   enum class Check { store, remove, read_current };

@@ -304,25 +304,56 @@ Tid FileStorage::new_tid(const Clock* clock) const {
   return next_tid((clock ? clock : options_.clock.get())->now(), max_tid());
 }
 
-void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
-                         const std::vector<PendingRecord>& records,
-                         const std::function<void(Tid)>& on_tid) {
+FileStorage::Staged FileStorage::stage(Tid tid, char status, const TransactionMetaData& meta,
+                                       const std::vector<PendingRecord>& records) {
   require_writable();
-  std::vector<uint64_t> positions;
-  std::string bytes;
-  uint64_t tpos = 0;
+  Staged staged{tid, status, 0, 0, {}};
+  // Shared, not exclusive: readers go on, while close() and zap_all() wait for the write.
+  std::shared_lock lock(mu_);
+  check_open();
+  if (tid <= max_tid_) {
+    throw StorageTransactionError("FileStorage " + path_ + ": tid " + tid.hex() +
+                                  " is not after the file's last tid " + max_tid_.hex());
+  }
+  // end_ changes only under the commit lock, which the caller holds.
+  staged.tpos = end_;
+  const std::string bytes =
+      encode_transaction(staged.tpos, tid, 'c', meta, records, index_, staged.positions);
+  file_->append(staged.tpos, bytes, false);  // truncates back itself when it fails
+  staged.size = bytes.size();
+  return staged;
+}
+
+void FileStorage::unstage(const Staged& staged) noexcept {
+  std::shared_lock lock(mu_);
+  if (closed_ || !file_) return;  // a writable open cuts the 'c' tail
+  try {
+    file_->truncate(staged.tpos);
+  } catch (...) {
+    // Left with status 'c' past end_: no reader here goes there, and the next writable
+    // open cuts it off (copied to a .trN file).
+  }
+}
+
+void FileStorage::publish(const Staged& staged, const std::vector<PendingRecord>& records,
+                          const std::function<void(Tid)>& on_tid) {
+  const Tid tid = staged.tid;
+  const std::vector<uint64_t>& positions = staged.positions;
+  const uint64_t tpos = staged.tpos;
   {
     std::shared_lock lock(mu_);
     check_open();
-    if (tid <= max_tid_) {
-      throw StorageTransactionError("FileStorage " + path_ + ": tid " + tid.hex() +
-                                    " is not after the file's last tid " + max_tid_.hex());
+    try {
+      file_->write_byte(tpos + kTxnStatusOffset, staged.status, options_.fsync_each_commit);
+    } catch (...) {
+      try {
+        file_->truncate(tpos);
+      } catch (...) {
+        // As in unstage: a 'c' transaction nobody reads, cut at the next writable open.
+      }
+      throw;
     }
-    tpos = end_;
-    bytes = encode_transaction(tpos, tid, status, meta, records, index_, positions);
   }
-  // end_ changes only under the commit lock, which the caller holds.
-  file_->append(tpos, bytes, options_.fsync_each_commit);
   std::exception_ptr callback_error;
   if (on_tid) {
     try {
@@ -333,6 +364,12 @@ void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
   }
   {
     std::unique_lock lock(mu_);
+    // Closed meanwhile (by another thread's last handle): the transaction is in the file,
+    // which close() synced, and nothing reads this object any more.
+    if (closed_) {
+      if (callback_error) std::rethrow_exception(callback_error);
+      return;
+    }
     Commit c{tid, {}};
     c.oids.reserve(records.size());
     for (size_t i = 0; i < records.size(); ++i) {
@@ -342,7 +379,7 @@ void FileStorage::commit(Tid tid, char status, const TransactionMetaData& meta,
       const uint64_t after = records[i].oid.value() + 1;
       if (next_oid_ != 0 && (after == 0 || after > next_oid_)) next_oid_ = after;
     }
-    end_ = tpos + bytes.size();
+    end_ = tpos + staged.size;
     last_tid_ = max_tid_ = tid;
     ++transactions_;
     map_ = FileMap::map(file_->fd(), path_, end_);

@@ -90,10 +90,24 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   Tid max_tid() const;
   // A TID for a commit that was given none: the clock's, or max_tid() + 1.
   Tid new_tid(const Clock* clock) const;
-  // Appends one transaction (the commit lock held) and makes it visible; `on_tid` runs
-  // after the bytes are written and before other instances can see them.
-  void commit(Tid tid, char status, const TransactionMetaData& meta,
-              const std::vector<PendingRecord>& records, const std::function<void(Tid)>& on_tid);
+  // A commit in two steps, as ZODB's FileStorage makes it, so that a full disk or a
+  // failed write fails the vote and not the finish. stage (at vote, the commit lock held)
+  // appends the transaction with status 'c', which every reader stops at and a writable
+  // open cuts off; publish (at finish) writes its real status, syncs when the options
+  // say so, and makes it visible: `on_tid` runs after that and before other instances can
+  // see it. unstage (at abort) truncates the file back.
+  struct Staged {
+    Tid tid;
+    char status;
+    uint64_t tpos;
+    uint64_t size;
+    std::vector<uint64_t> positions;  // of the records, in order
+  };
+  Staged stage(Tid tid, char status, const TransactionMetaData& meta,
+               const std::vector<PendingRecord>& records);
+  void publish(const Staged& staged, const std::vector<PendingRecord>& records,
+               const std::function<void(Tid)>& on_tid);
+  void unstage(const Staged& staged) noexcept;
   void require_writable() const;
 
  private:

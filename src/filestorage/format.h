@@ -13,6 +13,8 @@ inline constexpr std::string_view kMagicFS30 = "FS30";
 inline constexpr std::string_view kMagicFS21 = "FS21";
 inline constexpr uint64_t kMagicSize = 4;
 inline constexpr uint64_t kTxnHeaderSize = 23;
+// Where a transaction header's status byte is: after the tid and the tlen.
+inline constexpr uint64_t kTxnStatusOffset = 16;
 inline constexpr uint64_t kDataHeaderSize = 42;
 inline constexpr uint64_t kTrailerSize = 8;        // the redundant tlen after a transaction
 inline constexpr uint64_t kBackPointerSize = 8;    // what follows a data header when plen == 0

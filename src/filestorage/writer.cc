@@ -203,6 +203,11 @@ void AppendFile::replace_with(std::string_view content) {
   fd_ = fd;
 }
 
+void AppendFile::write_byte(uint64_t pos, char byte, bool sync_now) {
+  write_all(fd_, &byte, 1, pos, path_);
+  if (sync_now) sync();
+}
+
 void AppendFile::truncate(uint64_t new_size) {
   if (ftruncate(fd_, static_cast<off_t>(new_size)) != 0) fail_errno("cannot truncate", path_);
   sync();

@@ -40,6 +40,8 @@ class AppendFile {
   // `sync`. On failure the file is truncated back to `pos` and StorageError is thrown, so
   // a half-written transaction never stays in the file.
   void append(uint64_t pos, std::string_view bytes, bool sync);
+  // Overwrites the byte at `pos` (a transaction's status), then fsyncs if `sync`.
+  void write_byte(uint64_t pos, char byte, bool sync);
   void truncate(uint64_t size);
   // Makes the file `content` alone (zap_all), by writing a new file and renaming it over
   // this one; the lock is kept.

@@ -1,8 +1,10 @@
 // FileStorage as a Storage: reads on a hand-built file, and restore/store commits.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -392,6 +394,82 @@ TEST(FileStorageStorage, AbortWritesNothingAndOversizedMetadataIsRefused) {
   i->tpc_begin(t, Tid(7), ' ');
   i->tpc_abort(t);
   EXPECT_THROW(i->tpc_begin(t, Tid(8), 'c'), StorageTransactionError);
+}
+
+// As ZODB's FileStorage: the transaction is written at vote with status 'c', which readers
+// stop at, and finish only writes its status byte; an abort after vote truncates it away.
+TEST(FileStorageStorage, VoteWritesTheTransactionAsInProgressAndFinishMarksIt) {
+  TempDir dir;
+  const std::string path = dir.sub("Data.fs");
+  auto s = open_file_storage(path, writable());
+  auto i = s->new_instance();
+  TransactionMetaData t{"", "", ""};
+  i->tpc_begin(t, Tid(5), ' ');
+  i->restore(Oid(0), Tid(5), Bytes("root"), t);
+  i->tpc_vote(t);
+  const std::string voted = slurp(path);
+  ASSERT_GT(voted.size(), 4u + 23u);
+  EXPECT_EQ(voted[4 + 16], 'c');
+  // Another reader opens the file meanwhile: it stops at the unfinished transaction.
+  EXPECT_EQ(open_file_storage(path)->len(), 0u);
+  i->tpc_finish(t, {});
+  const std::string finished = slurp(path);
+  EXPECT_EQ(finished.size(), voted.size());
+  EXPECT_EQ(finished[4 + 16], ' ');
+  EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(0)).data, "root");
+
+  TransactionMetaData t2{"", "", ""};
+  i->tpc_begin(t2, Tid(6), ' ');
+  i->restore(Oid(0), Tid(6), Bytes("aborted"), t2);
+  i->tpc_vote(t2);
+  EXPECT_GT(std::filesystem::file_size(path), finished.size());
+  i->tpc_abort(t2);
+  EXPECT_EQ(slurp(path), finished);
+}
+
+// What can fail writing (here the process's file size limit, as a full disk would) fails
+// the vote, with the file as it was; the finish that follows a successful vote does not
+// fail for it.
+TEST(FileStorageStorage, AWriteThatFailsFailsTheVoteNotTheFinish) {
+  TempDir dir;
+  const std::string path = dir.sub("Data.fs");
+  auto s = open_file_storage(path, writable());
+  auto i = s->new_instance();
+  TransactionMetaData t{"", "", ""};
+  i->tpc_begin(t, Tid(5), ' ');
+  i->restore(Oid(0), Tid(5), Bytes("root"), t);
+  i->tpc_vote(t);
+  i->tpc_finish(t, {});
+  const std::string before = slurp(path);
+
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
+  struct rlimit limit = old;
+  limit.rlim_cur = before.size() + 100;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  TransactionMetaData big{"", "", ""};
+  i->tpc_begin(big, Tid(6), ' ');
+  i->restore(Oid(1), Tid(6), Bytes(std::string(10000, 'x')), big);
+  bool voted = true;
+  try {
+    i->tpc_vote(big);
+  } catch (const StorageError& e) {
+    voted = false;
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
+  EXPECT_FALSE(voted) << "the vote wrote nothing, so a finish would have had to";
+  i->tpc_abort(big);
+  EXPECT_EQ(slurp(path), before);
+  // The storage goes on.
+  TransactionMetaData t2{"", "", ""};
+  i->tpc_begin(t2, Tid(7), ' ');
+  i->restore(Oid(1), Tid(7), Bytes("small"), t2);
+  i->tpc_vote(t2);
+  i->tpc_finish(t2, {});
+  EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(1)).data, "small");
 }
 
 TEST(FileStorageStorage, StoreChecksSerialsAndNewOidCountsUp) {
