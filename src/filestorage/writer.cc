@@ -70,7 +70,7 @@ int take_lock(const std::string& path) {
   return fd;
 }
 
-// Makes a rename in the file's directory durable.
+// Makes a new name in the file's directory (a creation or a rename) durable.
 void sync_directory_of(const std::string& path) {
   const std::string dir = std::filesystem::path(path).parent_path().string();
   const int fd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -109,6 +109,8 @@ std::unique_ptr<AppendFile> AppendFile::open(const std::string& path, bool creat
                          "': expected FS30 or FS21");
     }
     f->append(0, magic, true);
+    // The new file's name must outlast a crash as its first commits do.
+    sync_directory_of(path);
   }
   return f;
 }
@@ -161,6 +163,7 @@ std::string AppendFile::cut_tail(uint64_t end) {
     throw;
   }
   ::close(out);
+  sync_directory_of(tail_path);  // the copy's name is durable before the file is cut
   truncate(end);
   return tail_path;
 }
