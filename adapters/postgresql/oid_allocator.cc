@@ -8,8 +8,14 @@
 namespace relstore::postgresql {
 namespace {
 
+// Under the allocator lock, shared: set_min_oid_sql's setval, which takes it exclusively,
+// must not land between a concurrent nextval and the value it read, moving the sequence
+// back below blocks already handed out. (The lock is taken before the first nextval: the
+// materialized CTE is read before the join emits a row.)
 constexpr Statement kNextBlocks = {
-    "", "SELECT nextval('zoid_seq') FROM generate_series(1, $1::bigint) ORDER BY 1"};
+    "",
+    "WITH l AS MATERIALIZED (SELECT pg_advisory_xact_lock_shared(1919249523, 2)) "
+    "SELECT nextval('zoid_seq') FROM l, generate_series(1, $1::bigint) ORDER BY 1"};
 
 }  // namespace
 
@@ -30,9 +36,10 @@ std::vector<Oid> OidAllocator::allocate(int blocks) {
 
 std::string set_min_oid_sql(Oid oid) {
   const auto block = static_cast<int64_t>(backend::oid_block_of(oid.value()));
-  // nextval only moves the sequence forward; two setval calls racing could move it back,
-  // so they take turns under an advisory lock of relstore's own (two-key form: a key
-  // space apart from RelStorage's one-key object locks).
+  // nextval only moves the sequence forward; setval racing with another setval or with
+  // a nextval could move it back, so it holds an advisory lock of relstore's own
+  // exclusively (two-key form: a key space apart from RelStorage's one-key object locks),
+  // which allocation takes shared (kNextBlocks). RelStorage's own allocation does not.
   const std::string n = std::to_string(block);
   return "SELECT pg_advisory_xact_lock(1919249523, 2); SELECT setval('zoid_seq', " + n +
          ") FROM zoid_seq WHERE " + n +

@@ -46,10 +46,13 @@ BEGIN
   END IF;
   IF p_check_conflicts THEN
     -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-    -- taken in OID order.
+    -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
+    -- belong to this transaction), except the root, which no allocator hands out: two
+    -- processes creating it on an empty database at once (ZODB's DB() does) would both
+    -- commit, the second overwriting the first; locked, the second finds it and conflicts.
     PERFORM count(pg_advisory_xact_lock(s.zoid))
       FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-            WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+            WHERE t.prev_tid <> 0 OR t.zoid = 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
@@ -110,10 +113,13 @@ BEGIN
   END IF;
   IF p_check_conflicts THEN
     -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-    -- taken in OID order.
+    -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
+    -- belong to this transaction), except the root, which no allocator hands out: two
+    -- processes creating it on an empty database at once (ZODB's DB() does) would both
+    -- commit, the second overwriting the first; locked, the second finds it and conflicts.
     PERFORM count(pg_advisory_xact_lock(s.zoid))
       FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-            WHERE t.prev_tid <> 0 ORDER BY t.zoid) s;
+            WHERE t.prev_tid <> 0 OR t.zoid = 0 ORDER BY t.zoid) s;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
