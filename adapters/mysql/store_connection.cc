@@ -76,6 +76,7 @@ auto MysqlStoreConnection::once_more_if_lost(F&& step) {
       throw;
     }
     conn_ = open_connection(settings_, Role::store, &adapter_);
+    holds_root_lock_ = false;  // ended with the lost session
     oids_ = std::make_unique<OidAllocator>(*conn_);
     lock_wait_seconds_ = lock_wait_seconds(settings_.lock_timeout);
     return step();
@@ -98,6 +99,12 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::vote(const backend::Vote
 std::vector<backend::ConflictRow> MysqlStoreConnection::try_vote(const backend::VoteRequest& req) {
   has_deletes_ = std::any_of(req.records.begin(), req.records.end(),
                              [](const backend::PendingRecord& r) { return !r.state; });
+  if (req.check_conflicts &&
+      std::any_of(req.records.begin(), req.records.end(), [](const backend::PendingRecord& r) {
+        return r.oid.is_zero() && r.prev_tid.is_zero();
+      })) {
+    lock_root_creation(req.lock_timeout);
+  }
   std::string tail;
   int tail_statements = 0;
   const int wait = lock_wait_seconds(req.lock_timeout);
@@ -248,7 +255,38 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
     conn_->batch(sql, 1, on_rows, Context::commit, "finishing the commit");
   }
   if (!tid) throw StorageError("relstore_finish returned no TID");
+  release_root_lock();  // committed: a second creator now finds the root
   return *tid;
+}
+
+namespace {
+// Named locks are server-wide and at most 64 characters long (as take_bulk_lock's).
+constexpr const char* kRootLockName = "CONCAT('relstore_root.', MD5(DATABASE()))";
+}  // namespace
+
+void MysqlStoreConnection::lock_root_creation(double timeout) {
+  if (holds_root_lock_) return;  // a vote again after conflict resolution
+  const int seconds = lock_wait_seconds(timeout);
+  const int64_t got = conn_->query_int(
+      std::string("SELECT GET_LOCK(") + kRootLockName + ", " + std::to_string(seconds) + ")", 0,
+      Context::vote);
+  if (got != 1) {
+    throw LockConflictError("another transaction is creating the root object (OID 0); waited " +
+                            std::to_string(seconds) + " s (commit_lock_timeout)");
+  }
+  holds_root_lock_ = true;
+}
+
+void MysqlStoreConnection::release_root_lock() noexcept {
+  if (!holds_root_lock_) return;
+  holds_root_lock_ = false;
+  try {
+    if (conn_ && conn_->healthy()) {
+      conn_->exec(std::string("DO RELEASE_LOCK(") + kRootLockName + ")", Context::other);
+    }
+  } catch (...) {
+    // A session that failed here is dropped, and its locks end with it.
+  }
 }
 
 void MysqlStoreConnection::hold_bulk_lock() {
@@ -320,6 +358,7 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
 
 void MysqlStoreConnection::rollback() noexcept {
   if (conn_ && conn_->healthy()) conn_->rollback();
+  release_root_lock();
 }
 
 }  // namespace relstore::mysql

@@ -37,6 +37,13 @@ class MysqlStoreConnection : public backend::StoreConnection {
  private:
   void read_missing_committed_states(std::vector<backend::ConflictRow>& out);
   std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
+  // A vote creating the root (OID 0, which no allocator hands out) first takes a named
+  // lock of the database, held until the transaction ends: two processes opening an empty
+  // database at once (ZODB's DB()) would otherwise both create it, the row locks having
+  // no row to lock yet, and the second commit would overwrite the first. One more round
+  // trip, once in a database's life.
+  void lock_root_creation(double timeout);
+  void release_root_lock() noexcept;
   // Runs `step`; when the connection turns out lost (a pooled one the server closed:
   // a restart, wait_timeout, KILL), whatever the session did died with it, so it runs
   // once more on a new connection.
@@ -48,7 +55,8 @@ class MysqlStoreConnection : public backend::StoreConnection {
   std::unique_ptr<Connection> conn_;
   std::unique_ptr<OidAllocator> oids_;
   int lock_wait_seconds_;
-  bool has_deletes_ = false;  // the voted records include a deletion (history-free finish)
+  bool has_deletes_ = false;      // the voted records include a deletion (history-free finish)
+  bool holds_root_lock_ = false;  // this transaction creates the root (lock_root_creation)
   std::optional<bool> mirror_in_commit_;  // the JSON mirror's mode as the last vote read it
 };
 

@@ -195,5 +195,44 @@ TEST_F(MysqlLocks, ASecondConflictCommittedWhileTheVoteWaitedCarriesItsState) {
   EXPECT_EQ(reader->load(Oid(2)).data, "two, changed while the vote waited+mine");
 }
 
+// Two processes creating the root of an empty database at once (ZODB's DB() does): there is
+// no row to lock yet, so the second vote waits on the root's named lock and then conflicts,
+// instead of both committing and the second overwriting the first. An aborted creation
+// lets the next one through.
+TEST_F(MysqlLocks, TwoCreationsOfTheRootAtOnceConflict) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri = fresh_database("root", hp ? "?history=preserving" : "?history=free");
+    auto a = open_storage(uri)->new_instance();
+    auto b = open_storage(uri)->new_instance();
+    TransactionMetaData aborted{"", "", ""};
+    a->tpc_begin(aborted);
+    a->store(Oid(0), std::nullopt, "aborted root", aborted);
+    a->tpc_vote(aborted);
+    a->tpc_abort(aborted);
+
+    TransactionMetaData ta{"", "", ""}, tb{"", "", ""};
+    a->tpc_begin(ta);
+    a->store(Oid(0), std::nullopt, "root of a", ta);
+    a->tpc_vote(ta);
+    b->tpc_begin(tb);
+    b->store(Oid(0), std::nullopt, "root of b", tb);
+    auto vote = std::async(std::launch::async, [&] { b->tpc_vote(tb); });
+    EXPECT_EQ(vote.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
+        << "the second creation did not wait for the first";
+    const Tid committed = a->tpc_finish(ta);
+    try {
+      vote.get();
+      ADD_FAILURE() << "both creations of the root went through";
+    } catch (const ConflictError& e) {
+      EXPECT_EQ(*e.oid(), Oid(0));
+      ASSERT_TRUE(e.serials());
+      EXPECT_EQ(e.serials()->first, committed);
+    }
+    b->tpc_abort(tb);
+    EXPECT_EQ(open_storage(uri)->new_instance()->load(Oid(0)).data, "root of a");
+  }
+}
+
 }  // namespace
 }  // namespace relstore::mysql::testing
