@@ -4,7 +4,9 @@
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <future>
 #include <set>
 #include <thread>
 
@@ -136,6 +138,42 @@ class ConcurrencyCounter : public Concurrency {
 
 TEST_P(ConcurrencyCounter, TwoThreadsLoseNoUpdate) { run_threads(*storage_, 2); }
 TEST_P(ConcurrencyCounter, EightThreadsLoseNoUpdate) { run_threads(*storage_, 8); }
+// Two writers creating the root of an empty database at once (as two processes opening it
+// with ZODB's DB() do): one creation commits and the other conflicts (line 3: storing as
+// new an object that exists), never both, the second overwriting the first.
+TEST_P(ConcurrencyCounter, TwoCreationsOfTheRootAtOnceDoNotBothCommit) {
+  auto a = storage_->new_instance();
+  auto b = storage_->new_instance();
+  TransactionMetaData ta{"", "", ""}, tb{"", "", ""};
+  a->tpc_begin(ta);
+  a->store(Oid(0), std::nullopt, "root of a", ta);
+  a->tpc_vote(ta);
+  // On a Data.fs the second waits at tpc_begin (one writer at a time), elsewhere at vote.
+  auto second = std::async(std::launch::async, [&] {
+    b->tpc_begin(tb);
+    try {
+      b->store(Oid(0), std::nullopt, "root of b", tb);
+      b->tpc_vote(tb);
+    } catch (...) {
+      b->tpc_abort(tb);
+      throw;
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const Tid committed = a->tpc_finish(ta);
+  try {
+    second.get();
+    ADD_FAILURE() << "both creations of the root went through";
+    b->tpc_abort(tb);
+  } catch (const ConflictError& e) {
+    EXPECT_EQ(*e.oid(), Oid(0));
+    ASSERT_TRUE(e.serials());
+    EXPECT_EQ(e.serials()->first, committed);
+  }
+  auto check = storage_->new_instance();
+  EXPECT_EQ(check->load(Oid(0)).data, "root of a");
+}
+
 #define RELSTORE_MULTI_PROCESS_ONLY       \
   if (!context_->multi_process_writers()) \
   GTEST_SKIP() << GetParam().name << " admits one writing process at a time (its lock file)"

@@ -388,39 +388,6 @@ TEST(PostgresqlLocks, AVoteSeesTheCommitItWaitedForWhateverTheDefaultIsolation) 
   inst->tpc_abort(txn);
 }
 
-// Two processes creating the root of an empty database at once (ZODB's DB() does): the
-// second vote waits for the first's lock on OID 0 and then conflicts, instead of both
-// committing and the second overwriting the first.
-TEST(PostgresqlLocks, TwoCreationsOfTheRootAtOnceConflict) {
-  RELSTORE_NEED_POSTGRESQL();
-  for (const char* mode : {"history=free", "history=preserving"}) {
-    SCOPED_TRACE(mode);
-    TestDatabase db(std::string("locks_root_") + (mode[8] == 'f' ? "hf" : "hp"));
-    auto a = open_storage(db.uri(mode))->new_instance();
-    auto b = open_storage(db.uri(mode))->new_instance();
-    TransactionMetaData ta{"", "", ""}, tb{"", "", ""};
-    a->tpc_begin(ta);
-    a->store(Oid(0), std::nullopt, "root of a", ta);
-    a->tpc_vote(ta);
-    b->tpc_begin(tb);
-    b->store(Oid(0), std::nullopt, "root of b", tb);
-    auto vote = std::async(std::launch::async, [&] { b->tpc_vote(tb); });
-    EXPECT_EQ(vote.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout)
-        << "the second creation did not wait for the first";
-    const Tid committed = a->tpc_finish(ta);
-    try {
-      vote.get();
-      ADD_FAILURE() << "both creations of the root went through";
-    } catch (const ConflictError& e) {
-      EXPECT_EQ(*e.oid(), Oid(0));
-      ASSERT_TRUE(e.serials());
-      EXPECT_EQ(e.serials()->first, committed);
-    }
-    b->tpc_abort(tb);
-    EXPECT_EQ(open_storage(db.uri(mode))->new_instance()->load(Oid(0)).data, "root of a");
-  }
-}
-
 // OID allocation takes the allocator lock shared, so a setval moving the sequence forward
 // (set_min_oid, under that lock exclusively) cannot land between another process's nextval
 // and the value it read, and move the sequence back below OIDs already handed out.
