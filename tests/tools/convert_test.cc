@@ -741,6 +741,27 @@ TEST(Convert, DeletionsSurviveAnInterruptionPastThem) {
   EXPECT_EQ(testing::storage_differences(src, copy), std::vector<std::string>{});
 }
 
+// A commit of one new object to `uri`, as an application beside a conversion makes it.
+void commit_as_another_writer(const std::string& uri) {
+  auto inst = open_storage(uri)->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(inst->new_oid(), std::nullopt, "another writer", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+}
+
+void expect_stopped_by_another_writer(const ConvertOptions& o) {
+  try {
+    convert(o);
+    ADD_FAILURE() << "the conversion went on after another process wrote";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("another process wrote to the destination"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // A conversion is the only writer of its destination: another process's commit between
 // two batches stops it with an error saying so, instead of being overwritten while the
 // copy passes for a faithful one; a second conversion into the same destination waits
@@ -757,21 +778,9 @@ TEST(Convert, AnotherWriterOfTheDestinationStopsTheConversion) {
   o.on_progress = [&](const ConvertProgress&) {
     if (wrote) return;
     wrote = true;
-    auto inst = open_storage(dst)->new_instance();
-    TransactionMetaData txn{"", "", ""};
-    inst->tpc_begin(txn);
-    inst->store(inst->new_oid(), std::nullopt, "another writer", txn);
-    inst->tpc_vote(txn);
-    inst->tpc_finish(txn);
+    commit_as_another_writer(dst);
   };
-  try {
-    convert(o);
-    ADD_FAILURE() << "the conversion went on";
-  } catch (const StorageError& e) {
-    EXPECT_NE(std::string(e.what()).find("another process wrote to the destination"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_stopped_by_another_writer(o);
 }
 
 // The removals of a history-free source's deletions come after a walk of both sides'
@@ -788,22 +797,9 @@ TEST(Convert, AWriterDuringTheDeletionWalkStopsTheRemovals) {
   o.destination = copy;
   o.incremental = true;
   o.on_log = [&](const std::string& line) {
-    if (line.rfind("removing ", 0) != 0) return;
-    auto inst = open_storage(copy)->new_instance();
-    TransactionMetaData txn{"", "", ""};
-    inst->tpc_begin(txn);
-    inst->store(inst->new_oid(), std::nullopt, "another writer", txn);
-    inst->tpc_vote(txn);
-    inst->tpc_finish(txn);
+    if (line.rfind("removing ", 0) == 0) commit_as_another_writer(copy);
   };
-  try {
-    convert(o);
-    ADD_FAILURE() << "removed objects after another process wrote";
-  } catch (const StorageError& e) {
-    EXPECT_NE(std::string(e.what()).find("another process wrote to the destination"),
-              std::string::npos)
-        << e.what();
-  }
+  expect_stopped_by_another_writer(o);
   EXPECT_NO_THROW(open_storage(copy)->new_instance()->load(Oid(30))) << "an object was removed";
 }
 
