@@ -20,6 +20,27 @@
 #include "relstore/errors.h"
 
 namespace relstore::sqlite {
+namespace {
+
+// A bulk load runs the database with a rollback journal (bulk_loader.h); one killed before
+// it switched back leaves the file so, and then every commit waits for all readers of every
+// process. A writer puts WAL mode back: at once when no other connection is in the way,
+// otherwise at the next writable open.
+void use_wal(Db& db) {
+  {
+    Stmt mode(db.handle(), "PRAGMA journal_mode", false);
+    if (mode.step() && mode.blob(0) == "wal") return;
+  }
+  db.set_busy_timeout(0);
+  try {
+    Stmt wal(db.handle(), "PRAGMA journal_mode = WAL", false);
+    wal.step();
+  } catch (const StorageError&) {
+    // Busy: another connection reads or writes now.
+  }
+}
+
+}  // namespace
 
 std::unique_ptr<Db> open_main(const Location& loc, Role role) {
   const bool writable = role == Role::store && !loc.read_only;
@@ -32,6 +53,7 @@ std::unique_ptr<Db> open_main(const Location& loc, Role role) {
                         " is not writable by this user: open the database "
                         "read-only (?read_only=true) or give write access to it");
   }
+  if (writable) use_wal(*db);  // before the busy timeout is set: it never waits
   db->set_busy_timeout(loc.lock_timeout);
   db->exec("PRAGMA foreign_keys = ON");
   if (writable) {

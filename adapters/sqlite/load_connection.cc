@@ -16,6 +16,10 @@ SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
 backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> since) {
   end_snapshot();
   db_->exec("BEGIN DEFERRED");
+  // Added by a migration since the connection looked (store_connection.cc votes likewise).
+  if (!has_deletion_mark_ && !keep_history_) {
+    has_deletion_mark_ = db_->has_table(backend::kDeletionMarkTable);
+  }
   backend::PollResult r;
   // The first read fixes the WAL snapshot.
   r.last_tid = Tid::from_sql(db_->query_int(q_.last_tid));

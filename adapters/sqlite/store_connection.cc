@@ -93,6 +93,12 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
     // Busy outside vote context is reported as a lost connection; here it is the lock.
     throw UnableToAcquireCommitLockError(e.what());
   }
+  // A migration run while this process was up may have added the deletion record since
+  // the connection looked: other processes' polls trust it from then on, so this commit's
+  // deletions must move it. (Looked up under the write lock; migrations never remove it.)
+  if (!has_deletion_mark_ && !loc_.keep_history) {
+    has_deletion_mark_ = db_->has_table(backend::kDeletionMarkTable);
+  }
   if (req.forced_tid && loc_.keep_history) {
     Stmt& s = db_->prepared(kTidTaken);
     StmtScope scope(s);

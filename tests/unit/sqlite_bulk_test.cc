@@ -92,5 +92,44 @@ TEST(SqliteBulk, ZapWaitsForABulkLoadStillWriting) {
   EXPECT_EQ(st->info().objects, 0u);
 }
 
+// A bulk load killed before it switched the database back to WAL mode leaves it with a
+// rollback journal, under which commits wait for every reader. The next writer, whatever
+// its options (create=false too), puts WAL mode back.
+TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
+  TempDir d;
+  const std::string dir = d.sub("db");
+  SampleOptions sample;
+  sample.objects = 10;
+  write_sample("sqlite://" + dir, sample);
+  const std::string main = dir + "/main.sqlite3";
+  const auto journal_mode = [&] {
+    sqlite3* db = nullptr;
+    EXPECT_EQ(sqlite3_open(main.c_str(), &db), SQLITE_OK);
+    std::string mode;
+    auto first_column = [](void* out, int, char** values, char**) {
+      *static_cast<std::string*>(out) = values[0] ? values[0] : "";
+      return 0;
+    };
+    EXPECT_EQ(sqlite3_exec(db, "PRAGMA journal_mode", first_column, &mode, nullptr), SQLITE_OK);
+    sqlite3_close(db);
+    return mode;
+  };
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(main.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "PRAGMA journal_mode = TRUNCATE", nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  ASSERT_NE(journal_mode(), "wal");  // only WAL mode is kept in the file
+  auto inst = open_storage("sqlite://" + dir + "?create=false")->new_instance();
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(inst->new_oid(), std::nullopt, "after the killed load", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  EXPECT_EQ(journal_mode(), "wal");
+}
+
 }  // namespace
 }  // namespace relstore

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <map>
 
 #include "relstore/errors.h"
@@ -72,6 +73,33 @@ TEST(SqliteSnapshot, AFailedPollLeavesNoMixOfTwoSnapshots) {
   reader->poll_invalidations();
   EXPECT_EQ(reader->load(Oid(1)).data, "a2");
   EXPECT_EQ(reader->load(Oid(2)).data, "b2");
+}
+
+// A connection made before a migration added the deletion record (relstore migrate up while
+// the application runs) must still move it when it deletes: processes started after the
+// migration trust the record to tell them of deletions, which no poll can list.
+TEST(SqliteSnapshot, DeletionsOfAConnectionOlderThanTheDeletionRecordStillMoveIt) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("db") + "?history=free";
+  const std::string main = d.sub("db") + "/main.sqlite3";
+  open_storage(uri)->close();
+  exec(main, "ALTER TABLE relstore_hf_deletion RENAME TO relstore_hf_deletion_away");
+  auto old_process = open_storage(uri + "&create=false")->new_instance();
+  const Tid t = commit(*old_process, {{1, "a"}, {2, "b"}});  // its connections look now
+  exec(main, "ALTER TABLE relstore_hf_deletion_away RENAME TO relstore_hf_deletion");
+  auto new_process = open_storage(uri + "&create=false")->new_instance();
+  new_process->poll_invalidations();
+  ASSERT_EQ(new_process->load(Oid(1)).data, "a");  // cached now
+
+  TransactionMetaData txn{"", "", ""};
+  old_process->tpc_begin(txn);
+  old_process->delete_object(Oid(1), t, txn);
+  old_process->tpc_vote(txn);
+  old_process->tpc_finish(txn);
+  const auto changed = new_process->poll_invalidations();
+  EXPECT_TRUE(!changed || std::find(changed->begin(), changed->end(), Oid(1)) != changed->end())
+      << "the deletion of oid 1 went unseen";
+  EXPECT_THROW(new_process->load(Oid(1)), POSKeyError);
 }
 
 }  // namespace
