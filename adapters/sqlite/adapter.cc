@@ -168,7 +168,7 @@ void SqliteAdapter::zap_all() {
     json_mirror::forget(*db);
     db->exec("COMMIT");
   } catch (...) {
-    db->exec("ROLLBACK");
+    db->rollback_quietly();
     throw;
   }
   OidAllocator(loc_).reset();

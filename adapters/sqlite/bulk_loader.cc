@@ -60,7 +60,7 @@ void BulkLoader::in_transaction(F&& body) {
     if (!highest_.is_zero()) OidAllocator(loc_).set_min(highest_);
     db_->prepared("COMMIT").run();
   } catch (...) {
-    db_->exec("ROLLBACK");
+    db_->rollback_quietly();
     throw;
   }
 }

@@ -21,11 +21,7 @@ SqliteIterator::SqliteIterator(const Location& loc, std::optional<Tid> start,
 SqliteIterator::~SqliteIterator() {
   records_.reset();
   txns_.reset();
-  try {
-    db_->exec("ROLLBACK");
-  } catch (...) {
-    // Ending a read transaction cannot lose anything.
-  }
+  db_->rollback_quietly();  // ending a read transaction cannot lose anything
 }
 
 bool SqliteIterator::next(TransactionRecord& out) {

@@ -106,6 +106,15 @@ int64_t Db::query_int(const char* sql, int64_t if_null) {
   return s.int64(0);
 }
 
+void Db::rollback_quietly() noexcept {
+  if (!in_transaction()) return;
+  try {
+    exec("ROLLBACK");
+  } catch (...) {
+    // The error being handled is the one to report.
+  }
+}
+
 bool Db::has_table(std::string_view name) {
   Stmt& s = prepared("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
   StmtScope scope(s);

@@ -76,6 +76,10 @@ class Db {
   bool has_table(std::string_view name);
   void set_busy_timeout(double seconds);
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  // Ends the open transaction, if any, on an error path: SQLite has already rolled back by
+  // itself after some errors (a full disk, I/O), and a ROLLBACK then would throw "no
+  // transaction is active" in place of the error that matters.
+  void rollback_quietly() noexcept;
   // Rows the last INSERT, UPDATE or DELETE changed.
   int64_t changes() const { return sqlite3_changes64(db_); }
   sqlite3* handle() const { return db_; }

@@ -84,7 +84,7 @@ void write_txn(Db& db, F&& body) {
     body();
     db.prepared("COMMIT").run();
   } catch (...) {
-    db.exec("ROLLBACK");
+    db.rollback_quietly();
     throw;
   }
 }
@@ -126,7 +126,7 @@ backend::MirrorState state(Db& db, bool keep_history) {
     pending.bind(1, st.last_tid.sql());
     if (pending.step()) st.pending = static_cast<uint64_t>(pending.int64(0));
   } catch (...) {
-    db.exec("ROLLBACK");
+    db.rollback_quietly();
     throw;
   }
   db.exec("COMMIT");
@@ -178,7 +178,7 @@ backend::MirrorChanges changes(Db& db, bool keep_history, Tid since, size_t limi
       if (out.states.empty()) out.states = fetch(Tid(last.value() - 1), last, INT64_MAX);
     }
   } catch (...) {
-    db.exec("ROLLBACK");
+    db.rollback_quietly();
     throw;
   }
   db.exec("COMMIT");

@@ -54,13 +54,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
 }
 
 void SqliteLoadConnection::end_snapshot() noexcept {
-  if (db_ && db_->in_transaction()) {
-    try {
-      db_->exec("ROLLBACK");
-    } catch (...) {
-      // Nothing to undo in a read transaction; the connection stays usable.
-    }
-  }
+  if (db_) db_->rollback_quietly();  // nothing to undo in a read transaction
 }
 
 std::optional<backend::StateRow> SqliteLoadConnection::load_current(Oid oid) {

@@ -18,7 +18,7 @@ auto in_write_txn(Db& db, F&& body) {
     db.exec("COMMIT");
     return result;
   } catch (...) {
-    db.exec("ROLLBACK");
+    db.rollback_quietly();
     throw;
   }
 }

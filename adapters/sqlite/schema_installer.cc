@@ -109,7 +109,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
       if (!tables.count("object_state")) create_schema(db, keep_history);
       db.exec("COMMIT");
     } catch (...) {
-      db.exec("ROLLBACK");
+      db.rollback_quietly();
       throw;
     }
     tables = table_names(db);
@@ -153,7 +153,7 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
       adopt_schema(db, tables);
       db.exec("COMMIT");
     } catch (...) {
-      db.exec("ROLLBACK");
+      db.rollback_quietly();
       throw;
     }
   }
@@ -185,7 +185,7 @@ void apply_one(Db& db, const Migration& m, bool keep_history) {
     }
     db.exec("COMMIT");
   } catch (...) {
-    db.exec("ROLLBACK");
+    db.rollback_quietly();
     throw;
   }
 }

@@ -195,13 +195,7 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
 
 void SqliteStoreConnection::rollback() noexcept {
   record_count_ = 0;
-  if (db_ && db_->in_transaction()) {
-    try {
-      db_->exec("ROLLBACK");
-    } catch (...) {
-      // A failed rollback leaves SQLite in autocommit; nothing is kept.
-    }
-  }
+  if (db_) db_->rollback_quietly();
 }
 
 }  // namespace relstore::sqlite

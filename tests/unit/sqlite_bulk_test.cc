@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "relstore/convert.h"
 #include "relstore/errors.h"
@@ -129,6 +132,43 @@ TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
   inst->tpc_vote(txn);
   inst->tpc_finish(txn);
   EXPECT_EQ(journal_mode(), "wal");
+}
+
+// A batch that fails writing (here the process's file size limit, as a full disk would)
+// is reported as what it is: SQLite has already rolled the transaction back, and the
+// ROLLBACK sent after it used to replace the error with "no transaction is active".
+TEST(SqliteBulk, AFailedWriteIsReportedAsItself) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src");
+  SampleOptions sample;
+  sample.objects = 3000;
+  write_sample(src, sample);
+  for (const char* mode : {"history=free", "history=preserving"}) {
+    SCOPED_TRACE(mode);
+    ConvertOptions o;
+    o.source = src;
+    o.destination = "sqlite://" + d.sub(mode) + "?" + mode;
+    open_storage(o.destination)->close();  // the schema, before the limit
+    struct rlimit old {};
+    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+    const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit = old;
+    limit.rlim_cur = 256 * 1024;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+    std::string error;
+    try {
+      convert(o);
+    } catch (const StorageError& e) {
+      error = e.what();
+    }
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, old_handler);
+    ASSERT_FALSE(error.empty()) << "the copy fit under the limit";
+    EXPECT_EQ(error.find("no transaction is active"), std::string::npos) << error;
+    EXPECT_TRUE(error.find("full") != std::string::npos || error.find("I/O") != std::string::npos ||
+                error.find("large") != std::string::npos)
+        << error;
+  }
 }
 
 }  // namespace
