@@ -118,15 +118,24 @@ class SampleWriter {
           dst_.last_transaction().hex());
     }
     if (o_.objects == 0) return stats_;
-    containers_.push_back({new_oid(), sample::kPersistentMapping, "", 0, UINT64_MAX, {}});
-    dirty(0);
-    commit("", "initial database creation", "");
-    while (stats_.objects < o_.objects) {
-      if (docs_.size() >= 10 && rng_.chance(0.15)) {
-        edit_documents();
-      } else {
-        add_documents();
+    try {
+      containers_.push_back({new_oid(), sample::kPersistentMapping, "", 0, UINT64_MAX, {}});
+      dirty(0);
+      commit("", "initial database creation", "");
+      while (stats_.objects < o_.objects) {
+        if (docs_.size() >= 10 && rng_.chance(0.15)) {
+          edit_documents();
+        } else {
+          add_documents();
+        }
       }
+    } catch (const std::exception& e) {
+      if (stats_.transactions == 0) throw;
+      // What was committed stays, and looks like a whole (smaller) sample to anyone who
+      // opens it: say so, and what to do.
+      throw StorageError(std::string(e.what()) + "; the storage now holds an incomplete sample (" +
+                         std::to_string(stats_.transactions) +
+                         " transactions): delete it before writing a sample again");
     }
     return stats_;
   }

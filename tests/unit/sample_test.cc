@@ -2,7 +2,9 @@
 #include "relstore/sample.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -115,6 +117,28 @@ TEST(Sample, WritesThroughAFileUri) {
   ASSERT_TRUE(it->next(t));
   EXPECT_EQ(t.tid, Tid(0x03dfd117d4dbf099ULL));
   EXPECT_EQ(t.description, "initial database creation");
+}
+
+// A sample cut short (here by the process's file size limit, as by a full disk) keeps the
+// transactions it committed, which read as a smaller, whole sample: the error says so.
+TEST(Sample, ASampleCutShortSaysTheStorageHoldsAnIncompleteOne) {
+  TempDir dir;
+  struct rlimit old {};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
+  struct rlimit limit = old;
+  limit.rlim_cur = 64 * 1024;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
+  std::string error;
+  try {
+    sample_into(dir.sub("Data.fs"), 2000, 1);
+  } catch (const StorageError& e) {
+    error = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  signal(SIGXFSZ, old_handler);
+  EXPECT_NE(error.find("the storage now holds an incomplete sample ("), std::string::npos) << error;
+  EXPECT_NE(error.find("delete it before writing a sample again"), std::string::npos) << error;
 }
 
 TEST(PickleWriter, OpcodesMatchPythonProtocol3) {
