@@ -19,22 +19,23 @@ void add_bench_command(CLI::App& app) {
   cmd->add_flag("--json", *json, "print the figures as a JSON array instead of a table");
   cmd->add_option("--objects-per-txn", config->objects_per_txn, "objects per transaction")
       ->delimiter(',')
-      ->check(kPositive);
+      ->check(kCount);
   cmd->add_option("--concurrency", config->concurrency, "worker processes")
       ->delimiter(',')
-      ->check(kPositive);
+      ->check(kCount);
   cmd->add_option("--transactions", config->transactions, "transactions per worker and test")
-      ->check(kPositive);
-  cmd->add_option("--object-size", config->object_size, "bytes of state per object")
-      ->check(kPositive);
+      ->check(kCount);
+  cmd->add_option("--object-size", config->object_size, "bytes of state per object")->check(kCount);
   cmd->callback([config, json] {
     if (*json) {
       std::fputs(format_bench_json(run_bench(*config)).c_str(), stdout);
       return;
     }
-    std::fputs(bench_table_header().c_str(), stdout);
-    std::fflush(stdout);
-    run_bench(*config, [](const BenchResult& r) {
+    // The header with the first row: a run refused at the start prints no table.
+    bool header = false;
+    run_bench(*config, [&header](const BenchResult& r) {
+      if (!header) std::fputs(bench_table_header().c_str(), stdout);
+      header = true;
       std::fputs(bench_table_row(r).c_str(), stdout);
       std::fflush(stdout);
     });

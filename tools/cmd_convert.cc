@@ -134,7 +134,7 @@ void add_convert_command(CLI::App& app) {
                   "blob directory of a Data.fs destination");
   cmd->add_option("--batch", a->options.batch_records,
                   "records per database transaction when loading a database destination")
-      ->check(kPositive);
+      ->check(kCount);
   cmd->callback([a] { run(*a); });
 }
 

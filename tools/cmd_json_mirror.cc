@@ -32,6 +32,7 @@ void add_bench_action(CLI::App& mirror) {
                 "print one JSON object (records, errors, mean_us, p50_us, p95_us, mb_per_s)");
   cmd->add_option("--passes", args->passes,
                   "timed passes after a warm-up; a record's time is the median of its passes")
+      ->check(kCount)
       ->check(CLI::Range(1, 1000));
   cmd->callback([args] {
     // Also the file: URI every other command takes.
@@ -116,7 +117,7 @@ void add_follow_action(CLI::App& mirror) {
   cmd->add_option("URI", *uri, "the database")->required();
   cmd->add_flag("--once", options->once, "catch up, then exit");
   cmd->add_option("--interval", options->poll_seconds, "seconds between polls")->check(kPositive);
-  cmd->add_option("--batch", options->batch, "states per write transaction")->check(kPositive);
+  cmd->add_option("--batch", options->batch, "states per write transaction")->check(kCount);
   cmd->callback([uri, options] {
     auto last_print = std::make_shared<double>(0);
     options->progress = [last_print](const MirrorProgress& p) {

@@ -51,8 +51,8 @@ void add_sample_command(CLI::App& app) {
   cmd->add_option("URI", args->uri, "the destination (file:///path/Data.fs or a database)")
       ->required();
   cmd->add_option("--objects", args->objects, "objects in the tree (root, folders, documents)")
-      ->check(kPositive);
-  cmd->add_option("--seed", args->seed, "random seed");
+      ->check(kCount);
+  cmd->add_option("--seed", args->seed, "random seed")->check(kWholeNumber);
   cmd->add_option("--start-tid", args->start_tid, "TID of the first transaction, as 0x + hex");
   cmd->callback([args] {
     SampleOptions o;

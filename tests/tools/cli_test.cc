@@ -108,8 +108,8 @@ TEST(Cli, InfoOnAHistoryFreeDatabaseOpenedAsPreservingFails) {
 
 TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
   for (const char* args :
-       {"convert --batch 0 sqlite:a sqlite:b", "sample --objects -5 sqlite:a",
-        "bench --objects-per-txn 1,0 sqlite:a", "json-mirror follow --interval 0 sqlite:a"}) {
+       {"convert --batch 0 sqlite:a sqlite:b", "bench --objects-per-txn 1,0 sqlite:a",
+        "json-mirror follow --interval 0 sqlite:a"}) {
     const CliRun r = relstore(args);
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_NE(r.out.find("must be greater than 0, not "), std::string::npos) << args << r.out;
@@ -117,7 +117,27 @@ TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
   }
   const CliRun r = relstore("convert --batch 5x sqlite:a sqlite:b");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.out.find("--batch: '5x' is not a number"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--batch: '5x' is not a whole number"), std::string::npos) << r.out;
+}
+
+// Whole numbers are read as written: CLI11 alone took "010" for 8, "0x10" for 16, "-1" for
+// 2**64-1 and a number past 2**64 for 2**64-1 (a sample of that many objects ran until the
+// disk was full).
+TEST(Cli, WholeNumbersAreDecimalAndWithinRange) {
+  TempDir d;
+  const std::map<std::string, std::string> cases = {
+      {"--objects -5", "'-5' is not a whole number"},
+      {"--objects 0x10", "'0x10' is not a whole number"},
+      {"--objects 010", "'010': write it without leading zeros"},
+      {"--objects 99999999999999999999", "'99999999999999999999' is too large"},
+      {"--seed -1", "'-1' is not a whole number"},
+  };
+  for (const auto& [option, message] : cases) {
+    const CliRun r = relstore("sample " + option + " file://" + d.sub("s.fs"));
+    EXPECT_EQ(r.code, 2) << option << ": " << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << option << ": " << r.out;
+    EXPECT_FALSE(fs::exists(d.sub("s.fs"))) << option;
+  }
 }
 
 // A --start-tid that is not a TID a database can hold (zero, negative, past 2**63, junk) is
@@ -143,6 +163,7 @@ TEST(Cli, BenchRefusesAFileStorage) {
   const CliRun r = relstore("bench --transactions 2 file://" + d.sub("b.fs"));
   EXPECT_EQ(r.code, 2) << r.out;
   EXPECT_NE(r.out.find("needs a database"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("objects/s"), std::string::npos) << "a table header: " << r.out;
   EXPECT_FALSE(std::filesystem::exists(d.sub("b.fs")));
 }
 
