@@ -50,6 +50,20 @@ TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(relstore("info sqlite:x --no-such-flag").code, 2);
 }
 
+// A mistyped command is named, with the commands there are (CLI11 said only "A subcommand
+// is required").
+TEST(Cli, AMistypedCommandIsNamed) {
+  CliRun r = relstore("inof sqlite:x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("relstore: unknown command 'inof' (commands: info, "), std::string::npos)
+      << r.out;
+  r = relstore("json-mirror stauts sqlite:x");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.out.find("relstore json-mirror: unknown command 'stauts'"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("status"), std::string::npos) << r.out;
+}
+
 TEST(Cli, InfoShowsTheDatabase) {
   TempDir d;
   {
