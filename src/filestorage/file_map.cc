@@ -28,6 +28,11 @@ std::shared_ptr<const FileMap> FileMap::open(const std::string& path) {
     ::close(fd);
     throw StorageError("cannot stat FileStorage " + path + ": " + std::strerror(err));
   }
+  if (!S_ISREG(st.st_mode)) {  // mmap would say "No such device" of a directory
+    ::close(fd);
+    throw StorageError("cannot open FileStorage " + path + ": " +
+                       (S_ISDIR(st.st_mode) ? "it is a directory" : "it is not a regular file"));
+  }
   try {
     auto m = map(fd, path, static_cast<uint64_t>(st.st_size));
     ::close(fd);  // the mapping keeps the file's pages reachable

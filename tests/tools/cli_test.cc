@@ -50,6 +50,14 @@ TEST(Cli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(relstore("info sqlite:x --no-such-flag").code, 2);
 }
 
+// A directory given for a Data.fs is named as one (mmap said "No such device").
+TEST(Cli, ADirectoryForADataFsIsNamedAsOne) {
+  TempDir d;
+  const CliRun r = relstore("info file://" + d.path().string());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.out.find(d.path().string() + ": it is a directory"), std::string::npos) << r.out;
+}
+
 // A mistyped command is named, with the commands there are (CLI11 said only "A subcommand
 // is required").
 TEST(Cli, AMistypedCommandIsNamed) {
