@@ -297,21 +297,6 @@ StorageOptions StorageUri::options() const {
   return o;
 }
 
-namespace {
-// "***" at `j` that a message quoting a redacted URI holds: followed by the end, a space or
-// '&', or by one punctuation mark and then the end or a space ("…?password=***: cannot
-// connect"). A password that only begins with "***" is not taken for one.
-bool redacted_already(std::string_view text, size_t j) {
-  if (text.substr(j, 3) != "***") return false;
-  const size_t k = j + 3;
-  const auto ends = [&](size_t at) {
-    return at >= text.size() || std::isspace(static_cast<unsigned char>(text[at])) != 0;
-  };
-  if (ends(k) || text[k] == '&') return true;
-  return std::string_view(":;,.)").find(text[k]) != std::string_view::npos && ends(k + 1);
-}
-}  // namespace
-
 std::string redact_secrets(std::string_view text) {
   // Two shapes of secret: URI credentials "scheme://user:SECRET@host" and key=value pairs
   // "password=SECRET" / "passwd='SECRET'" / "pwd=SECRET" (libpq and MySQL styles).
@@ -352,8 +337,9 @@ std::string redact_secrets(std::string_view text) {
       while (j < text.size() && text[j] == ' ') ++j;
       out.append(text.substr(i, j - i));
       out += "***";
-      if (redacted_already(text, j)) {
-        j += 3;  // what follows is the message's text
+      if (text.substr(j, 3) == "***") {
+        // Redacted already (a message quoting a redacted URI): what follows is text.
+        j += 3;
       } else if (j < text.size() && text[j] == '\'') {
         const size_t close = text.find('\'', j + 1);
         j = close == std::string_view::npos ? text.size() : close + 1;
