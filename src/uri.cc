@@ -337,10 +337,7 @@ std::string redact_secrets(std::string_view text) {
       while (j < text.size() && text[j] == ' ') ++j;
       out.append(text.substr(i, j - i));
       out += "***";
-      if (text.substr(j, 3) == "***") {
-        // Redacted already (a message quoting a redacted URI): what follows is text.
-        j += 3;
-      } else if (j < text.size() && text[j] == '\'') {
+      if (j < text.size() && text[j] == '\'') {
         const size_t close = text.find('\'', j + 1);
         j = close == std::string_view::npos ? text.size() : close + 1;
       } else {
