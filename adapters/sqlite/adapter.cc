@@ -1,5 +1,9 @@
 #include "adapters/sqlite/adapter.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -25,11 +29,18 @@ namespace {
 // A bulk load runs the database with a rollback journal (bulk_loader.h); one killed before
 // it switched back leaves the file so, and then every commit waits for all readers of every
 // process. A writer puts WAL mode back: at once when no other connection is in the way,
-// otherwise at the next writable open.
-void use_wal(Db& db) {
+// otherwise at the next writable open. Not while a load runs (it holds the bulk-load lock
+// and turns WAL mode back on when it ends). `db` has its busy timeout set.
+void use_wal(Db& db, const Location& loc) {
   {
     Stmt mode(db.handle(), "PRAGMA journal_mode", false);
     if (mode.step() && mode.blob(0) == "wal") return;
+  }
+  const int fd = ::open((loc.dir + "/bulk-load.lock").c_str(), O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    const bool loading = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+    ::close(fd);  // releases the probe's lock
+    if (loading) return;
   }
   db.set_busy_timeout(0);
   try {
@@ -38,6 +49,7 @@ void use_wal(Db& db) {
   } catch (const StorageError&) {
     // Busy: another connection reads or writes now.
   }
+  db.set_busy_timeout(loc.lock_timeout);
 }
 
 }  // namespace
@@ -53,8 +65,8 @@ std::unique_ptr<Db> open_main(const Location& loc, Role role) {
                         " is not writable by this user: open the database "
                         "read-only (?read_only=true) or give write access to it");
   }
-  if (writable) use_wal(*db);  // before the busy timeout is set: it never waits
   db->set_busy_timeout(loc.lock_timeout);
+  if (writable) use_wal(*db, loc);
   db->exec("PRAGMA foreign_keys = ON");
   if (writable) {
     db->exec("PRAGMA synchronous = NORMAL");

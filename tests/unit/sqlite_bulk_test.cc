@@ -125,12 +125,22 @@ TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
     sqlite3_close(db);
   }
   ASSERT_NE(journal_mode(), "wal");  // only WAL mode is kept in the file
-  auto inst = open_storage("sqlite://" + dir + "?create=false")->new_instance();
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(inst->new_oid(), std::nullopt, "after the killed load", txn);
-  inst->tpc_vote(txn);
-  inst->tpc_finish(txn);
+  const auto commit_one = [&] {
+    auto inst = open_storage("sqlite://" + dir + "?create=false")->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(inst->new_oid(), std::nullopt, "after the killed load", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  };
+  // Not while a load runs (it holds the bulk-load lock and switches back when it ends).
+  const int fd = ::open((dir + "/bulk-load.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  commit_one();
+  EXPECT_NE(journal_mode(), "wal") << "switched under a running load";
+  ::close(fd);
+  commit_one();
   EXPECT_EQ(journal_mode(), "wal");
 }
 
