@@ -1,10 +1,8 @@
 // FileStorage as a Storage: reads on a hand-built file, and restore/store commits.
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -13,6 +11,7 @@
 #include "relstore/filestorage.h"
 #include "relstore/timestamp.h"
 #include "support/corpus.h"
+#include "support/file_size_limit.h"
 #include "support/raw_data_fs.h"
 #include "support/temp_dir.h"
 
@@ -442,24 +441,17 @@ TEST(FileStorageStorage, AWriteThatFailsFailsTheVoteNotTheFinish) {
   i->tpc_finish(t, {});
   const std::string before = slurp(path);
 
-  struct rlimit old {};
-  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of the signal
-  struct rlimit limit = old;
-  limit.rlim_cur = before.size() + 100;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
   TransactionMetaData big{"", "", ""};
   i->tpc_begin(big, Tid(6), ' ');
   i->restore(Oid(1), Tid(6), Bytes(std::string(10000, 'x')), big);
   bool voted = true;
   try {
+    const testing::FileSizeLimit limit(before.size() + 100);
     i->tpc_vote(big);
   } catch (const StorageError& e) {
     voted = false;
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
   }
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, old_handler);
   EXPECT_FALSE(voted) << "the vote wrote nothing, so a finish would have had to";
   i->tpc_abort(big);
   EXPECT_EQ(slurp(path), before);

@@ -2,9 +2,7 @@
 #include "relstore/sample.h"
 
 #include <gtest/gtest.h>
-#include <sys/resource.h>
 
-#include <csignal>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -12,6 +10,7 @@
 #include "relstore/filestorage.h"
 #include "relstore/timestamp.h"
 #include "sample/pickle_writer.h"
+#include "support/file_size_limit.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -123,20 +122,13 @@ TEST(Sample, WritesThroughAFileUri) {
 // transactions it committed, which read as a smaller, whole sample: the error says so.
 TEST(Sample, ASampleCutShortSaysTheStorageHoldsAnIncompleteOne) {
   TempDir dir;
-  struct rlimit old {};
-  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-  const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-  struct rlimit limit = old;
-  limit.rlim_cur = 64 * 1024;
-  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
   std::string error;
   try {
+    const testing::FileSizeLimit limit(64 * 1024);
     sample_into(dir.sub("Data.fs"), 2000, 1);
   } catch (const StorageError& e) {
     error = e.what();
   }
-  setrlimit(RLIMIT_FSIZE, &old);
-  signal(SIGXFSZ, old_handler);
   EXPECT_NE(error.find("the storage now holds an incomplete sample ("), std::string::npos) << error;
   EXPECT_NE(error.find("delete it before writing a sample again"), std::string::npos) << error;
 }

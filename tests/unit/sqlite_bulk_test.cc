@@ -6,16 +6,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/file.h>
-#include <sys/resource.h>
 #include <unistd.h>
-
-#include <csignal>
 
 #include "relstore/convert.h"
 #include "relstore/errors.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/compare.h"
+#include "support/file_size_limit.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -159,20 +157,13 @@ TEST(SqliteBulk, AFailedWriteIsReportedAsItself) {
     o.source = src;
     o.destination = "sqlite://" + d.sub(mode) + "?" + mode;
     open_storage(o.destination)->close();  // the schema, before the limit
-    struct rlimit old {};
-    ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
-    const auto old_handler = signal(SIGXFSZ, SIG_IGN);
-    struct rlimit limit = old;
-    limit.rlim_cur = 256 * 1024;
-    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &limit), 0);
     std::string error;
     try {
+      const testing::FileSizeLimit limit(256 * 1024);
       convert(o);
     } catch (const StorageError& e) {
       error = e.what();
     }
-    setrlimit(RLIMIT_FSIZE, &old);
-    signal(SIGXFSZ, old_handler);
     ASSERT_FALSE(error.empty()) << "the copy fit under the limit";
     EXPECT_EQ(error.find("no transaction is active"), std::string::npos) << error;
     EXPECT_TRUE(error.find("full") != std::string::npos || error.find("I/O") != std::string::npos ||
