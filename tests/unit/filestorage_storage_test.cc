@@ -37,6 +37,14 @@ FileStorageOptions writable() {
   return o;
 }
 
+// Begins a transaction at `tid` restoring `data` as `oid`, and votes it.
+void restore_and_vote(StorageInstance& i, const TransactionMetaData& t, uint64_t tid, uint64_t oid,
+                      const std::string& data) {
+  i.tpc_begin(t, Tid(tid), ' ');
+  i.restore(Oid(oid), Tid(tid), Bytes(data), t);
+  i.tpc_vote(t);
+}
+
 // oid 1: a@10, b@11, undo to a@12 (back pointer), deleted@13.  oid 2: x@11.  oid 5: y@13.
 std::string semantics_file(const TempDir& dir) {
   RawDataFs f;
@@ -281,9 +289,7 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
   auto second = open_file_storage(path, writable());
   auto i = s->new_instance();
   TransactionMetaData t{"me", "one", ""};
-  i->tpc_begin(t, Tid(100), ' ');
-  i->restore(Oid(0), Tid(100), Bytes("root"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 100, 0, "root");
   i->tpc_finish(t, {});
   // A reader can open it while it is locked, and sees committed transactions only.
   EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(0)).data, "root");
@@ -300,9 +306,7 @@ TEST(FileStorageStorage, WriterLocksTheFileAndAppends) {
   i = s->new_instance();
   TransactionMetaData t2{"", "two", ""};
   EXPECT_THROW(i->tpc_begin(t2, Tid(100), ' '), StorageTransactionError);
-  i->tpc_begin(t2, Tid(101), ' ');
-  i->restore(Oid(0), Tid(101), Bytes("root2"), t2);
-  i->tpc_vote(t2);
+  restore_and_vote(*i, t2, 101, 0, "root2");
   i->tpc_finish(t2, {});
   s->close();
   EXPECT_EQ(all(iterate_file_storage(path)).size(), 2u);
@@ -335,9 +339,7 @@ TEST(FileStorageStorage, ZeroFilledTailIsMovedAsideBeforeAppending) {
   EXPECT_EQ(slurp(path + ".tr0"), std::string(8192, '\0'));
   auto i = s->new_instance();
   TransactionMetaData t;
-  i->tpc_begin(t, Tid(2), ' ');
-  i->restore(Oid(0), Tid(2), Bytes("after"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 2, 0, "after");
   i->tpc_finish(t, {});
   s->close();
   EXPECT_EQ(all(iterate_file_storage(path)).size(), 2u);
@@ -361,9 +363,7 @@ TEST(FileStorageStorage, TruncatedTailIsMovedAsideBeforeAppending) {
   EXPECT_EQ(slurp(path + ".tr0"), f.bytes.substr(good));
   auto i = s->new_instance();
   TransactionMetaData t;
-  i->tpc_begin(t, Tid(3), ' ');
-  i->restore(Oid(0), Tid(3), Bytes("new"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 3, 0, "new");
   i->tpc_finish(t, {});
   s->close();
   const auto txns = all(iterate_file_storage(path));
@@ -377,9 +377,7 @@ TEST(FileStorageStorage, AbortWritesNothingAndOversizedMetadataIsRefused) {
   auto s = open_file_storage(path, writable());
   auto i = s->new_instance();
   TransactionMetaData t{"", "", ""};
-  i->tpc_begin(t, Tid(5), ' ');
-  i->restore(Oid(0), Tid(5), Bytes("x"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 5, 0, "x");
   i->tpc_abort(t);
   EXPECT_EQ(std::filesystem::file_size(path), 4u);
   TransactionMetaData big{"", std::string(70000, 'd'), ""};
@@ -403,9 +401,7 @@ TEST(FileStorageStorage, VoteWritesTheTransactionAsInProgressAndFinishMarksIt) {
   auto s = open_file_storage(path, writable());
   auto i = s->new_instance();
   TransactionMetaData t{"", "", ""};
-  i->tpc_begin(t, Tid(5), ' ');
-  i->restore(Oid(0), Tid(5), Bytes("root"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 5, 0, "root");
   const std::string voted = slurp(path);
   ASSERT_GT(voted.size(), 4u + 23u);
   EXPECT_EQ(voted[4 + 16], 'c');
@@ -418,9 +414,7 @@ TEST(FileStorageStorage, VoteWritesTheTransactionAsInProgressAndFinishMarksIt) {
   EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(0)).data, "root");
 
   TransactionMetaData t2{"", "", ""};
-  i->tpc_begin(t2, Tid(6), ' ');
-  i->restore(Oid(0), Tid(6), Bytes("aborted"), t2);
-  i->tpc_vote(t2);
+  restore_and_vote(*i, t2, 6, 0, "aborted");
   EXPECT_GT(std::filesystem::file_size(path), finished.size());
   i->tpc_abort(t2);
   EXPECT_EQ(slurp(path), finished);
@@ -435,9 +429,7 @@ TEST(FileStorageStorage, AWriteThatFailsFailsTheVoteNotTheFinish) {
   auto s = open_file_storage(path, writable());
   auto i = s->new_instance();
   TransactionMetaData t{"", "", ""};
-  i->tpc_begin(t, Tid(5), ' ');
-  i->restore(Oid(0), Tid(5), Bytes("root"), t);
-  i->tpc_vote(t);
+  restore_and_vote(*i, t, 5, 0, "root");
   i->tpc_finish(t, {});
   const std::string before = slurp(path);
 
@@ -457,9 +449,7 @@ TEST(FileStorageStorage, AWriteThatFailsFailsTheVoteNotTheFinish) {
   EXPECT_EQ(slurp(path), before);
   // The storage goes on.
   TransactionMetaData t2{"", "", ""};
-  i->tpc_begin(t2, Tid(7), ' ');
-  i->restore(Oid(1), Tid(7), Bytes("small"), t2);
-  i->tpc_vote(t2);
+  restore_and_vote(*i, t2, 7, 1, "small");
   i->tpc_finish(t2, {});
   EXPECT_EQ(open_file_storage(path)->new_instance()->load(Oid(1)).data, "small");
 }
