@@ -81,11 +81,17 @@ TEST_F(MysqlLocks, AReadCurrentVoteHoldsNoShareLockWhileItWaits) {
     reader->check_current_serial(Oid(1), t1, depends);
     reader->store(Oid(2), t1, "depends on 1", depends);
     auto voted = std::async(std::launch::async, [&] { return reader->tpc_vote(depends); });
-    // Wait until the vote waits for object 2.
+    // Wait until the vote waits for object 2: for a lock on a table of this test's
+    // database. (Not any session in LOCK WAIT: INNODB_TRX lists the whole server's, and
+    // tests running beside this one wait too. lock_table quotes its names with the
+    // session's quote character, '"' under ANSI_QUOTES: '_' matches either.)
     auto watcher = connect(db_of(uri));
     ASSERT_TRUE(eventually_one(*watcher,
-                               "SELECT COUNT(*) FROM information_schema.INNODB_TRX "
-                               "WHERE trx_state = 'LOCK WAIT'"))
+                               "SELECT COUNT(*) FROM information_schema.INNODB_TRX t "
+                               "JOIN information_schema.INNODB_LOCKS l "
+                               "ON l.lock_id = t.trx_requested_lock_id "
+                               "WHERE t.trx_state = 'LOCK WAIT' AND l.lock_table LIKE '_" +
+                                   db_of(uri) + "_._%'"))
         << "the vote never waited for object 2";
     // Taking object 1 now deadlocked when the vote held its share lock while waiting.
     EXPECT_NO_THROW(
