@@ -300,14 +300,7 @@ TEST_F(MysqlMirror, AChangeOfModeWaitsForCommitsThatVoted) {
 TEST_F(MysqlMirror, AZapWaitsForAMirrorBatchInProgress) {
   const std::string uri = in_commit_database("jm_zap_lock", "?history=free");
   auto st = open_storage(uri);
-  {
-    auto inst = st->new_instance();
-    TransactionMetaData txn{"", "", ""};
-    inst->tpc_begin(txn);
-    inst->store(Oid(1), std::nullopt, record("myapp\nThing", dict_with_text("zapped")), txn);
-    inst->tpc_vote(txn);
-    inst->tpc_finish(txn);
-  }
+  commit_states(*st->new_instance(), {{Oid(1), record("myapp\nThing", dict_with_text("zapped"))}});
   auto batch = connect(db_of(uri));
   batch->exec("START TRANSACTION");
   batch->query_int("SELECT id FROM relstore_json_mirror_lock WHERE id = 0 LOCK IN SHARE MODE");

@@ -21,12 +21,26 @@ namespace {
 
 using testing::TempDir;
 
+// A sample of `objects` objects written into `uri`.
+void write_objects(const std::string& uri, uint64_t objects) {
+  SampleOptions sample;
+  sample.objects = objects;
+  write_sample(uri, sample);
+}
+
+// Takes the bulk-load lock of the database in `dir` as a loading conversion holds it;
+// closing the descriptor lets it go.
+int hold_bulk_lock(const std::string& dir) {
+  const int fd = ::open((dir + "/bulk-load.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(::flock(fd, LOCK_EX), 0);
+  return fd;
+}
+
 TEST(SqliteBulk, ABatchLandsOnlyWithTheOidAllocatorPastIt) {
   TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
-  SampleOptions sample;
-  sample.objects = 500;
-  write_sample(src, sample);
+  write_objects(src, 500);
   uint64_t records = 0;
   {
     auto it = open_storage(src)->new_instance()->iterator();
@@ -71,12 +85,8 @@ TEST(SqliteBulk, ZapWaitsForABulkLoadStillWriting) {
   TempDir d;
   const std::string dir = d.sub("db");
   const std::string uri = "sqlite://" + dir + "?commit_lock_timeout=1";
-  SampleOptions sample;
-  sample.objects = 20;
-  write_sample(uri, sample);
-  const int fd = ::open((dir + "/bulk-load.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);  // as a loading conversion holds it
+  write_objects(uri, 20);
+  const int fd = hold_bulk_lock(dir);
   auto st = open_storage(uri);
   const uint64_t objects = st->info().objects;
   ASSERT_GT(objects, 0u);
@@ -99,9 +109,7 @@ TEST(SqliteBulk, ZapWaitsForABulkLoadStillWriting) {
 TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
   TempDir d;
   const std::string dir = d.sub("db");
-  SampleOptions sample;
-  sample.objects = 10;
-  write_sample("sqlite://" + dir, sample);
+  write_objects("sqlite://" + dir, 10);
   const std::string main = dir + "/main.sqlite3";
   const auto journal_mode = [&] {
     sqlite3* db = nullptr;
@@ -132,9 +140,7 @@ TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
     inst->tpc_finish(txn);
   };
   // Not while a load runs (it holds the bulk-load lock and switches back when it ends).
-  const int fd = ::open((dir + "/bulk-load.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  ASSERT_GE(fd, 0);
-  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  const int fd = hold_bulk_lock(dir);
   commit_one();
   EXPECT_NE(journal_mode(), "wal") << "switched under a running load";
   ::close(fd);
@@ -148,9 +154,7 @@ TEST(SqliteBulk, AJournalModeLeftByAKilledLoadGoesBackToWal) {
 TEST(SqliteBulk, AFailedWriteIsReportedAsItself) {
   TempDir d;
   const std::string src = "sqlite://" + d.sub("src");
-  SampleOptions sample;
-  sample.objects = 3000;
-  write_sample(src, sample);
+  write_objects(src, 3000);
   for (const char* mode : {"history=free", "history=preserving"}) {
     SCOPED_TRACE(mode);
     ConvertOptions o;
