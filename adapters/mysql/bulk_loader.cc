@@ -4,6 +4,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "adapters/mysql/named_lock.h"
 #include "adapters/mysql/upload.h"
 #include "md5.h"
 #include "relstore/errors.h"
@@ -41,14 +42,9 @@ void query_in(Connection& conn, const std::string& prefix, const std::vector<int
 }  // namespace
 
 void take_bulk_lock(Connection& conn, double timeout, bool keep) {
-  // Lock names are server-wide and at most 64 characters long (as the schema installer's).
-  const std::string name = "CONCAT('relstore_bulk.', MD5(DATABASE()))";
   const int seconds = std::max(1, static_cast<int>(std::ceil(timeout)));
-  // 1: taken; 0: still held by someone else after the wait.
-  const int64_t got = conn.query_int(
-      "SELECT GET_LOCK(" + name + ", " + std::to_string(seconds) + ")", 0, Context::other);
-  if (got != 1) throw backend::bulk_load_busy(seconds);
-  if (!keep) conn.exec("DO RELEASE_LOCK(" + name + ")", Context::other);
+  if (!get_named_lock(conn, "relstore_bulk", seconds)) throw backend::bulk_load_busy(seconds);
+  if (!keep) release_named_lock(conn, "relstore_bulk");
 }
 
 BulkLoader::BulkLoader(const Settings& settings, backend::Adapter& counter)

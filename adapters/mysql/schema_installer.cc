@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "adapters/mysql/named_lock.h"
 #include "adapters/mysql/procedures.h"
 #include "backend/deletion_mark.h"
 #include "embedded_sql.h"
@@ -79,7 +80,7 @@ const char* mode_name(bool keep_history) {
 // Serialises schema work between processes opening the same database at once. The lock
 // name is hashed because MySQL limits it to 64 characters; it ends with the session.
 void take_install_lock(Connection& conn) {
-  if (conn.query_int("SELECT GET_LOCK(CONCAT('relstore.', MD5(DATABASE())), 60)") != 1) {
+  if (!get_named_lock(conn, "relstore", 60, Context::read)) {
     throw StorageError(conn.params().describe +
                        ": another process kept installing the schema for 60 seconds");
   }

@@ -5,6 +5,7 @@
 
 #include "adapters/mysql/bulk_loader.h"
 #include "adapters/mysql/json_mirror.h"
+#include "adapters/mysql/named_lock.h"
 #include "adapters/mysql/upload.h"
 #include "relstore/errors.h"
 
@@ -259,18 +260,10 @@ Tid MysqlStoreConnection::finish(const backend::FinishRequest& req) {
   return *tid;
 }
 
-namespace {
-// Named locks are server-wide and at most 64 characters long (as take_bulk_lock's).
-constexpr const char* kRootLockName = "CONCAT('relstore_root.', MD5(DATABASE()))";
-}  // namespace
-
 void MysqlStoreConnection::lock_root_creation(double timeout) {
   if (holds_root_lock_) return;  // a vote again after conflict resolution
   const int seconds = lock_wait_seconds(timeout);
-  const int64_t got = conn_->query_int(
-      std::string("SELECT GET_LOCK(") + kRootLockName + ", " + std::to_string(seconds) + ")", 0,
-      Context::vote);
-  if (got != 1) {
+  if (!get_named_lock(*conn_, "relstore_root", seconds, Context::vote)) {
     throw LockConflictError("another transaction is creating the root object (OID 0); waited " +
                             std::to_string(seconds) + " s (commit_lock_timeout)");
   }
@@ -282,7 +275,7 @@ void MysqlStoreConnection::release_root_lock() noexcept {
   holds_root_lock_ = false;
   try {
     if (conn_ && conn_->healthy()) {
-      conn_->exec(std::string("DO RELEASE_LOCK(") + kRootLockName + ")", Context::other);
+      release_named_lock(*conn_, "relstore_root");
     }
   } catch (...) {
     // A session that failed here is dropped, and its locks end with it.
