@@ -1,9 +1,5 @@
 #include "adapters/sqlite/adapter.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -36,12 +32,7 @@ void use_wal(Db& db, const Location& loc) {
     Stmt mode(db.handle(), "PRAGMA journal_mode", false);
     if (mode.step() && mode.blob(0) == "wal") return;
   }
-  const int fd = ::open((loc.dir + "/bulk-load.lock").c_str(), O_RDWR | O_CLOEXEC);
-  if (fd >= 0) {
-    const bool loading = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
-    ::close(fd);  // releases the probe's lock
-    if (loading) return;
-  }
+  if (BulkLock::held(loc)) return;
   db.set_busy_timeout(0);
   try {
     Stmt wal(db.handle(), "PRAGMA journal_mode = WAL", false);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "backend/adapter.h"
@@ -14,8 +15,12 @@
 
 namespace relstore::sqlite {
 
+namespace {
+std::string lock_path(const Location& loc) { return loc.dir + "/bulk-load.lock"; }
+}  // namespace
+
 BulkLock::BulkLock(const Location& loc) {
-  const std::string path = loc.dir + "/bulk-load.lock";
+  const std::string path = lock_path(loc);
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) throw StorageError("cannot open " + path + ": " + std::strerror(errno));
   const auto start = std::chrono::steady_clock::now();
@@ -31,5 +36,13 @@ BulkLock::BulkLock(const Location& loc) {
 }
 
 BulkLock::~BulkLock() { ::close(fd_); }  // releases the lock
+
+bool BulkLock::held(const Location& loc) {
+  const int fd = ::open(lock_path(loc).c_str(), O_RDWR | O_CLOEXEC);
+  if (fd < 0) return false;  // no load ever ran here
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0;
+  ::close(fd);  // lets go of the probe's lock, if it took it
+  return held;
+}
 
 }  // namespace relstore::sqlite

@@ -15,6 +15,8 @@ class BulkLock {
   explicit BulkLock(const Location& loc);
   ~BulkLock();
   BulkLock(const BulkLock&) = delete;
+  // Whether a load (of this process or another) holds it now; takes nothing.
+  static bool held(const Location& loc);
   BulkLock& operator=(const BulkLock&) = delete;
 
  private:
