@@ -188,14 +188,12 @@ void PostgresqlAdapter::apply_migration(const Migration& migration) {
 }
 
 void PostgresqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
-  if (loc_.read_only) throw ReadOnlyError();
-  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_begin();
   bulk_->apply_current(records);
 }
 
 void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
-  if (loc_.read_only) throw ReadOnlyError();
-  if (!bulk_) bulk_ = std::make_unique<BulkLoader>(loc_, *this);
+  bulk_begin();
   bulk_->restore(transactions);
 }
 
