@@ -78,8 +78,7 @@ std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run,
     fo.create = options.create;
     fo.create_magic = magic;
     // One fsync when the conversion closes the file, unless fsync=1 asks for one a commit.
-    const auto fsync = options.driver.find("fsync");
-    fo.fsync_each_commit = fsync != options.driver.end() && parse_bool("fsync", fsync->second);
+    fo.fsync_each_commit = driver_flag(options, "fsync", false);
     fo.commit_lock_timeout = options.commit_lock_timeout;
     return open_file_storage(uri.database, fo);
   }
@@ -445,7 +444,6 @@ class Converter {
       throw foreign_writer(now, "this conversion had just written up to " + high.hex());
     }
     expected_last_ = now;
-    wrote_ = true;
   }
 
   // The destination's last transaction as a new snapshot sees it.
@@ -459,9 +457,7 @@ class Converter {
     if (!expected_last_) return;
     const Tid now = destination_last_tid();
     if (now == *expected_last_) return;
-    throw foreign_writer(
-        now, std::string(wrote_ ? "this conversion left it at " : "this conversion found it at ") +
-                 expected_last_->hex());
+    throw foreign_writer(now, "this conversion expected it at " + expected_last_->hex());
   }
 
   StorageError foreign_writer(Tid now, const std::string& expected) const {
@@ -483,7 +479,6 @@ class Converter {
   bool keep_history_ = true;
   std::optional<Tid> deleted_at_;     // the source's deletion record, when removals are due
   bool began_ = false;                // the bulk-load lock is held
-  bool wrote_ = false;                // a batch or removal of this load is in
   std::optional<Tid> expected_last_;  // where the destination should stand
   std::optional<StorageInfo> source_info_;
   std::vector<TransactionRecord> history_batch_;

@@ -37,14 +37,10 @@ std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
   throw ConfigError("internal: file: URIs do not use a database adapter");
 }
 
-namespace {
-
 bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
   const auto it = options.driver.find(key);
   return it == options.driver.end() ? fallback : parse_bool(key, it->second);
 }
-
-}  // namespace
 
 void check_file_uri_options(const StorageOptions& options) {
   if (options.history == HistoryMode::free) {
