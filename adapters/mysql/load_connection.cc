@@ -168,19 +168,17 @@ std::vector<HistoryEntry> MysqlLoadConnection::history(Oid oid, size_t size) {
   return out;
 }
 
-std::vector<std::pair<Oid, backend::StateRow>> MysqlLoadConnection::current_records(Oid from,
-                                                                                    size_t limit) {
+std::vector<std::pair<Oid, backend::StateRow>> MysqlLoadConnection::current_records(
+    Oid from, std::optional<Tid> before, size_t limit) {
   std::vector<std::pair<Oid, backend::StateRow>> out;
-  conn()
-      .prepared(q_.current_records)
-      .bind(1, from.sql())
-      .bind(2, static_cast<int64_t>(limit))
-      .query([&](Rows& r) {
-        while (r.next()) {
-          out.emplace_back(Oid::from_sql(r.int64(0)),
-                           backend::StateRow{Tid::from_sql(r.int64(1)), r.optional_bytes(2)});
-        }
-      });
+  auto& s = conn().prepared(before ? q_.records_before : q_.current_records).bind(1, from.sql());
+  if (before) s.bind(2, before->sql());
+  s.bind(before ? 3 : 2, static_cast<int64_t>(limit)).query([&](Rows& r) {
+    while (r.next()) {
+      out.emplace_back(Oid::from_sql(r.int64(0)),
+                       backend::StateRow{Tid::from_sql(r.int64(1)), r.optional_bytes(2)});
+    }
+  });
   return out;
 }
 

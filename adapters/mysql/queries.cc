@@ -12,6 +12,10 @@ constexpr Queries kHistoryFree = {
     .current_records =
         "SELECT zoid, tid, state FROM object_state WHERE zoid >= ? AND state IS NOT NULL "
         "ORDER BY zoid LIMIT ?",
+    .records_before =
+        "SELECT zoid, tid, state FROM object_state WHERE zoid >= ? AND tid < ? AND state IS NOT "
+        "NULL "
+        "ORDER BY zoid LIMIT ?",
     .count_objects = "SELECT COUNT(*) FROM object_state WHERE state IS NOT NULL",
     .count_transactions = "SELECT COUNT(DISTINCT tid) FROM object_state",
     .iter_transactions =
@@ -37,6 +41,10 @@ constexpr Queries kHistoryPreserving = {
         "SELECT c.zoid, c.tid, s.state FROM current_object c "
         "JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid "
         "WHERE c.zoid >= ? AND s.state IS NOT NULL ORDER BY c.zoid LIMIT ?",
+    .records_before =
+        "SELECT s.zoid, s.tid, s.state FROM object_state s WHERE s.zoid >= ? "
+        "AND s.tid = (SELECT MAX(n.tid) FROM object_state n WHERE n.zoid = s.zoid AND n.tid < ?) "
+        "AND s.state IS NOT NULL ORDER BY s.zoid LIMIT ?",
     .count_objects =
         "SELECT COUNT(*) FROM current_object c "
         "JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid WHERE s.state IS NOT NULL",

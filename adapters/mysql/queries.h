@@ -14,6 +14,7 @@ struct Queries {
   const char* load_before;      // (zoid, tid) -> tid, state, next tid
   const char* history;          // (zoid, limit) -> tid, size, user, description, extension
   const char* current_records;  // (from zoid, limit) -> zoid, tid, state
+  const char* records_before;   // (from zoid, tid, limit) -> the same, as of before tid
   const char* count_objects;
   const char* count_transactions;
   const char* iter_transactions;  // (start, stop, limit) -> tid, packed, user, description, ext

@@ -23,7 +23,7 @@ void PgLoadConnection::connect() {
   auto conn = open_conn(loc_, Role::load, &adapter_);
   mark_.reset();
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
-                 q_.current_records, kLoadRevision, kExists});
+                 q_.current_records, q_.records_before, kLoadRevision, kExists});
   if (const Statement* mark = mark_statement()) conn->prepare({*mark});
   if (loc_.keep_history) conn->prepare({kTipKept});
   conn->enter_pipeline();
@@ -136,10 +136,13 @@ std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
   return out;
 }
 
-std::vector<std::pair<Oid, backend::StateRow>> PgLoadConnection::current_records(Oid from,
-                                                                                 size_t limit) {
-  const Result r =
-      run(q_.current_records, Params().int64(from.sql()).int64(static_cast<int64_t>(limit)));
+std::vector<std::pair<Oid, backend::StateRow>> PgLoadConnection::current_records(
+    Oid from, std::optional<Tid> before, size_t limit) {
+  Params p;
+  p.int64(from.sql());
+  if (before) p.int64(before->sql());
+  p.int64(static_cast<int64_t>(limit));
+  const Result r = run(before ? q_.records_before : q_.current_records, p);
   std::vector<std::pair<Oid, backend::StateRow>> out;
   for (int i = 0; i < r.rows(); ++i) {
     out.emplace_back(Oid::from_sql(r.int64(i, 0)),

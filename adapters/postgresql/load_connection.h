@@ -26,7 +26,9 @@ class PgLoadConnection : public backend::LoadConnection {
   std::optional<backend::BeforeRow> load_before(Oid oid, Tid tid) override;
   bool exists(Oid oid) override;
   std::vector<HistoryEntry> history(Oid oid, size_t size) override;
-  std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from, size_t limit) override;
+  std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from,
+                                                                 std::optional<Tid> before,
+                                                                 size_t limit) override;
 
  private:
   void connect();

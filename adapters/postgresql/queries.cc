@@ -16,6 +16,10 @@ const Queries kHistoryFree = {
     .current_records = {"current_records",
                         "SELECT zoid, tid, state FROM object_state "
                         "WHERE zoid >= $1 AND state IS NOT NULL ORDER BY zoid LIMIT $2"},
+    .records_before = {"records_before",
+                       "SELECT zoid, tid, state FROM object_state WHERE zoid >= $1 AND tid < $2 "
+                       "AND state IS NOT NULL "
+                       "ORDER BY zoid LIMIT $3"},
     .iter_transactions = {"iter_transactions",
                           "SELECT DISTINCT tid, false, ''::bytea, ''::bytea, ''::bytea "
                           "FROM object_state WHERE tid > $1 AND tid <= $2 ORDER BY tid LIMIT $3"},
@@ -44,6 +48,11 @@ const Queries kHistoryPreserving = {
                         "SELECT c.zoid, c.tid, s.state FROM current_object c "
                         "JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid "
                         "WHERE c.zoid >= $1 AND s.state IS NOT NULL ORDER BY c.zoid LIMIT $2"},
+    .records_before =
+        {"records_before",
+         "SELECT s.zoid, s.tid, s.state FROM object_state s WHERE s.zoid >= $1 "
+         "AND s.tid = (SELECT MAX(n.tid) FROM object_state n WHERE n.zoid = s.zoid AND n.tid < $2) "
+         "AND s.state IS NOT NULL ORDER BY s.zoid LIMIT $3"},
     .iter_transactions = {"iter_transactions",
                           "SELECT tid, packed, username, description, "
                           "COALESCE(extension, ''::bytea) FROM \"transaction\" "

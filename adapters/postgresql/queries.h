@@ -13,6 +13,7 @@ struct Queries {
   Statement load_before;      // (zoid, tid) -> tid, state, next tid
   Statement history;          // (zoid, limit) -> tid, size, user, description, extension
   Statement current_records;  // (from zoid, limit) -> zoid, tid, state
+  Statement records_before;   // (from zoid, tid, limit) -> the same, as of before tid
   Statement
       iter_transactions;  // (after tid, stop, limit) -> tid, packed, user, description, extension
   const char* count_objects;

@@ -108,11 +108,13 @@ std::vector<HistoryEntry> SqliteLoadConnection::history(Oid oid, size_t size) {
   return out;
 }
 
-std::vector<std::pair<Oid, backend::StateRow>> SqliteLoadConnection::current_records(Oid from,
-                                                                                     size_t limit) {
-  Stmt& s = db_->prepared(q_.current_records);
+std::vector<std::pair<Oid, backend::StateRow>> SqliteLoadConnection::current_records(
+    Oid from, std::optional<Tid> before, size_t limit) {
+  Stmt& s = db_->prepared(before ? q_.records_before : q_.current_records);
   StmtScope scope(s);
-  s.bind(1, from.sql()).bind(2, static_cast<int64_t>(limit));
+  s.bind(1, from.sql());
+  if (before) s.bind(2, before->sql());
+  s.bind(before ? 3 : 2, static_cast<int64_t>(limit));
   std::vector<std::pair<Oid, backend::StateRow>> out;
   while (s.step()) {
     out.emplace_back(Oid::from_sql(s.int64(0)),

@@ -10,6 +10,7 @@ struct Queries {
   const char* load_before;      // (zoid, tid) -> tid, state, next tid
   const char* history;          // (zoid, limit) -> tid, size, user, description, extension
   const char* current_records;  // (from zoid, limit) -> zoid, tid, state
+  const char* records_before;   // (from zoid, tid, limit) -> the same, as of before tid
   const char* current_tid;      // (zoid) -> tid
   const char* conflicts;        // () -> zoid, committed tid, prev_tid, committed state
   const char* count_objects;

@@ -63,8 +63,10 @@ class LoadConnection {
   virtual bool exists(Oid oid) = 0;
   // Newest first, at most `size`; empty if the object is unknown.
   virtual std::vector<HistoryEntry> history(Oid oid, size_t size) = 0;
-  // Up to `limit` current records with oid >= `from`, in OID order.
-  virtual std::vector<std::pair<Oid, StateRow>> current_records(Oid from, size_t limit) = 0;
+  // Up to `limit` current records with oid >= `from`, in OID order; with `before`, the
+  // records that were current just before that TID (a historical instance's view).
+  virtual std::vector<std::pair<Oid, StateRow>> current_records(Oid from, std::optional<Tid> before,
+                                                                size_t limit) = 0;
 };
 
 // A record on its way into the database.

@@ -1,6 +1,7 @@
 #include "storage/db_instance.h"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <shared_mutex>
 
@@ -167,15 +168,20 @@ LoadResult DbInstance::load(Oid oid) {
 }
 
 std::optional<LoadBeforeResult> DbInstance::load_before(Oid oid, Tid tid) {
-  tid = std::min(tid, kMaxSqlTid);
+  // A historical instance sees nothing from its TID on: not as an answer, not as the end
+  // of one, and an object first written after it does not exist yet.
+  const Tid visible = before_ ? std::min(*before_, kMaxSqlTid) : kMaxSqlTid;
+  const Tid asked = std::min(tid, visible);
   ensure_snapshot();
   auto& conn = load_conn();
-  auto row = conn.load_before(oid, tid);
+  auto row = conn.load_before(oid, asked);
   if (!row) {
     if (!conn.exists(oid)) throw POSKeyError(oid);
+    if (before_ && (tid >= *before_ || !conn.load_before(oid, visible))) throw POSKeyError(oid);
     return std::nullopt;
   }
   if (!row->state) throw POSKeyError(oid);  // deleted (or creation undone) at that point
+  if (before_ && row->end && *row->end >= *before_) row->end.reset();
   return LoadBeforeResult{std::move(*row->state), row->start, row->end};
 }
 
@@ -190,8 +196,14 @@ Bytes DbInstance::load_serial(Oid oid, Tid tid) {
 
 std::vector<HistoryEntry> DbInstance::history(Oid oid, size_t size) {
   ensure_snapshot();
-  auto h = load_conn().history(oid, size);
-  if (h.empty()) throw POSKeyError(oid);
+  auto& conn = load_conn();
+  // SQL's LIMIT is signed: "everything" must not become -1 (PostgreSQL refuses it).
+  constexpr size_t kAll = std::numeric_limits<int64_t>::max();
+  // A historical instance drops the newer entries first, then keeps `size`.
+  auto h = conn.history(oid, before_ ? kAll : std::min(size, kAll));
+  if (before_) std::erase_if(h, [&](const HistoryEntry& e) { return e.tid >= *before_; });
+  if (h.empty() && (size > 0 || before_ || !conn.exists(oid))) throw POSKeyError(oid);
+  if (h.size() > size) h.resize(size);
   return h;
 }
 
@@ -225,7 +237,7 @@ std::optional<RecordIterResult> DbInstance::record_iternext(std::optional<Oid> n
   const Oid from = next.value_or(Oid(0));
   auto& ahead = iter_ahead_;
   const auto fetch = [&](Oid at) {
-    for (auto& row : backend::current_records_in_oid_order(load_conn(), at, kPage)) {
+    for (auto& row : backend::current_records_in_oid_order(load_conn(), at, kPage, before_)) {
       ahead.push_back(std::move(row));
     }
   };

@@ -50,6 +50,18 @@ TEST_P(HistoryAndIteration, HistoryReturnsAtMostN) {
   EXPECT_EQ(inst_->history(Oid(1), 5).size(), hp() ? 2u : 1u);
 }
 
+// "At most n": n = 0 is no entry of an object that exists, and a size_t too large for
+// SQL's LIMIT is all of them (PostgreSQL refused a negative LIMIT, and the failed statement
+// left the instance unable to read until its next poll).
+TEST_P(HistoryAndIteration, HistoryOfZeroOrOfEverything) {
+  const Tid t1 = create(1, "one");
+  commit(*inst_, {{1, "two"}}, {{1, t1}});
+  EXPECT_TRUE(inst_->history(Oid(1), 0).empty());
+  EXPECT_THROW(inst_->history(Oid(42), 0), POSKeyError);
+  EXPECT_EQ(inst_->history(Oid(1), std::numeric_limits<size_t>::max()).size(), hp() ? 2u : 1u);
+  EXPECT_EQ(inst_->load(Oid(1)).data, "two");
+}
+
 TEST_P(HistoryAndIteration, HistoryOfAnUnknownOidRaises) {
   create(1, "one");
   EXPECT_THROW(inst_->history(Oid(42), 5), POSKeyError);

@@ -175,6 +175,33 @@ TEST_P(ModesAndDurability, AHistoricalInstanceReadsAsOfATid) {
   EXPECT_THROW(before_all->load(Oid(1)), POSKeyError);
 }
 
+// Line 36 with lines 12, 18 and 40: every read of a historical instance is as of its TID,
+// not only load — later revisions and a later deletion are not in its view.
+TEST_P(ModesAndDurability, AHistoricalInstanceAnswersEveryReadAsOfItsTid) {
+  RELSTORE_HP_ONLY(36, "history-free storage has no revision to answer with as of an older TID");
+  const Tid t1 = commit(*inst_, {{1, "one"}, {7, "seven"}});
+  const Tid t2 = commit(*inst_, {{1, "two"}}, {{1, t1}});
+  remove(1, t2);
+  commit(*inst_, {{9, "later"}});
+  auto then = storage_->historical_instance(t2);
+  const auto before = then->load_before(Oid(1), Tid(~uint64_t{0}));
+  ASSERT_TRUE(before);
+  EXPECT_EQ(before->data, "one");
+  EXPECT_EQ(before->start, t1);
+  EXPECT_FALSE(before->end) << "the next revision is after the instance's TID";
+  const auto h = then->history(Oid(1), 10);
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].tid, t1);
+  EXPECT_THROW(then->history(Oid(9), 10), POSKeyError);
+  EXPECT_THROW(then->load_before(Oid(9), Tid(~uint64_t{0})), POSKeyError);
+  std::vector<std::pair<uint64_t, std::string>> walked;
+  for (auto r = then->record_iternext(std::nullopt); r; r = then->record_iternext(r->next)) {
+    walked.emplace_back(r->oid.value(), r->data);
+    if (!r->next) break;
+  }
+  EXPECT_EQ(walked, (std::vector<std::pair<uint64_t, std::string>>{{1, "one"}, {7, "seven"}}));
+}
+
 TEST_P(ModesAndDurability, AHistoricalInstanceIsReadOnly) {
   const Tid t1 = create(1, "v1");
   auto then = storage_->historical_instance(Tid(t1.value() + 1));
