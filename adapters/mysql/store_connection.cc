@@ -7,6 +7,7 @@
 #include "adapters/mysql/json_mirror.h"
 #include "adapters/mysql/named_lock.h"
 #include "adapters/mysql/upload.h"
+#include "backend/forced_tid.h"
 #include "relstore/errors.h"
 
 namespace relstore::mysql {
@@ -158,8 +159,7 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::try_vote(const backend::
   for (auto& row : rows) {
     switch (row.kind) {
       case 'T':
-        throw StorageError("cannot restore transaction " + row.tid.hex() +
-                           ": the database already has a transaction with that TID");
+        throw backend::tid_not_after(row.given, row.tid, settings_.connect.describe);
       case 'L':
         throw ReadConflictError(std::nullopt, std::nullopt,
                                 "an object read with readCurrent is being committed by "

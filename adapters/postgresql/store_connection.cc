@@ -5,6 +5,7 @@
 
 #include "adapters/postgresql/json_mirror.h"
 #include "adapters/postgresql/queries.h"
+#include "backend/forced_tid.h"
 #include "relstore/errors.h"
 
 namespace relstore::postgresql {
@@ -129,8 +130,7 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
   size_t bytes = 0;
   for (const auto& r : req.records) bytes += kRowOverhead + (r.state ? r.state->size() : 0);
   staged_ = bytes > kPipelinedUploadBytes;
-  const bool call =
-      req.check_conflicts || !req.read_current.empty() || (req.forced_tid && loc_.keep_history);
+  const bool call = req.check_conflicts || !req.read_current.empty() || req.forced_tid;
   // results[0] is BEGIN's, results[1] the JSON mirror's mode when the database has one,
   // the last the lock-and-detect call's when there is one.
   const std::vector<Result> results =
@@ -144,11 +144,8 @@ std::vector<backend::ConflictRow> PgStoreConnection::try_vote(const backend::Vot
     const Oid oid = Oid::from_sql(r.int64(i, 1));
     const Tid committed = Tid::from_sql(r.int64(i, 2));
     const Tid given = Tid::from_sql(r.int64(i, 3));
-    if (kind == "duplicate_tid") {
-      throw StorageError("cannot restore transaction " + given.hex() + " into " +
-                         loc_.connect.describe +
-                         ": the database already has a transaction with that TID");
-    }
+    if (kind == "tid_not_after")
+      throw backend::tid_not_after(given, committed, loc_.connect.describe);
     if (kind == "read_stale") throw ReadConflictError(oid, std::make_pair(committed, given));
     if (kind == "read_locked") {
       throw ReadConflictError(oid, std::nullopt,

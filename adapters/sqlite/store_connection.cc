@@ -3,6 +3,7 @@
 #include "adapters/sqlite/errors.h"
 #include "adapters/sqlite/json_mirror.h"
 #include "backend/deletion_mark.h"
+#include "backend/forced_tid.h"
 #include "relstore/errors.h"
 #include "relstore/timestamp.h"
 
@@ -34,8 +35,9 @@ constexpr const char* kMoveHf =
 
 }  // namespace
 
-SqliteStoreConnection::SqliteStoreConnection(const Location& loc, backend::Adapter&)
+SqliteStoreConnection::SqliteStoreConnection(const Location& loc, backend::Adapter& adapter)
     : loc_(loc),
+      describe_(adapter.describe()),
       db_(open_main(loc, Role::store)),
       q_(queries(loc.keep_history)),
       has_deletion_mark_(!loc.keep_history && db_->has_table(backend::kDeletionMarkTable)) {
@@ -99,14 +101,10 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
   if (!has_deletion_mark_ && !loc_.keep_history) {
     has_deletion_mark_ = db_->has_table(backend::kDeletionMarkTable);
   }
-  if (req.forced_tid && loc_.keep_history) {
-    Stmt& s = db_->prepared(kTidTaken);
-    StmtScope scope(s);
-    s.bind(1, req.forced_tid->sql());
-    if (s.step()) {
-      throw StorageError("cannot restore transaction " + req.forced_tid->hex() +
-                         ": the database already has a transaction with that TID");
-    }
+  // Under the write lock, held until finish: no other commit can come in between.
+  if (req.forced_tid) {
+    const Tid last = last_finished_tid();
+    if (*req.forced_tid <= last) throw backend::tid_not_after(*req.forced_tid, last, describe_);
   }
   // Read under the write lock, the mode cannot change before finish.
   mirror_in_commit_ = json_mirror::read_mode(*db_) == MirrorMode::in_commit;
@@ -160,17 +158,15 @@ void SqliteStoreConnection::move(Tid tid) {
   }
 }
 
+Tid SqliteStoreConnection::last_finished_tid() {
+  const Tid rows = Tid::from_sql(db_->query_int(q_.last_tid));
+  if (!has_deletion_mark_) return rows;
+  return backend::last_finished(rows, Tid::from_sql(db_->query_int(kDeletionMark)));
+}
+
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
   Tid tid;
-  if (req.forced_tid) {
-    tid = *req.forced_tid;
-  } else {
-    Tid last = Tid::from_sql(db_->query_int(q_.last_tid));
-    if (has_deletion_mark_) {
-      last = backend::last_finished(last, Tid::from_sql(db_->query_int(kDeletionMark)));
-    }
-    tid = next_tid(req.now, last);
-  }
+  tid = req.forced_tid ? *req.forced_tid : next_tid(req.now, last_finished_tid());
   if (loc_.keep_history) {
     Stmt& s = db_->prepared(kInsertTransaction);
     StmtScope scope(s);

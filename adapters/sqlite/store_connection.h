@@ -30,9 +30,11 @@ class SqliteStoreConnection : public backend::StoreConnection {
   void upload(std::span<const backend::PendingRecord> records);
   void check_read_current(std::span<const backend::ReadCurrent> read_current);
   void move(Tid tid);
+  Tid last_finished_tid();  // under the write lock
   OidAllocator& oids();
 
   const Location& loc_;
+  const std::string describe_;
   std::unique_ptr<Db> db_;
   std::unique_ptr<OidAllocator> oids_;
   const Queries& q_;

@@ -31,6 +31,10 @@ BEGIN
     SELECT COALESCE(MAX(tid), 0) INTO v_last FROM "transaction";
     v_tid := relstore_later_than(
       relstore_tid_for_epoch(extract(epoch FROM clock_timestamp())::DOUBLE PRECISION), v_last);
+  ELSIF v_tid <= relstore_last_tid() THEN
+    -- The vote checked this; a commit may have finished since, before this one's lock.
+    RAISE EXCEPTION 'cannot restore transaction %: one at or after it finished meanwhile', v_tid
+      USING HINT = 'TIDs must increase';
   END IF;
   INSERT INTO "transaction" (tid, packed, is_empty, username, description, extension)
     VALUES (v_tid, p_packed,
@@ -79,6 +83,10 @@ BEGIN
     END IF;
     v_tid := relstore_later_than(
       relstore_tid_for_epoch(extract(epoch FROM clock_timestamp())::DOUBLE PRECISION), v_last);
+  ELSIF v_tid <= relstore_last_tid() THEN
+    -- The vote checked this; a commit may have finished since, before this one's lock.
+    RAISE EXCEPTION 'cannot restore transaction %: one at or after it finished meanwhile', v_tid
+      USING HINT = 'TIDs must increase';
   END IF;
   -- Blob rows belong to the state being replaced (deleted objects lose theirs by cascade).
   DELETE FROM blob_chunk b WHERE b.zoid = ANY (ARRAY(

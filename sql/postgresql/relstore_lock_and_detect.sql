@@ -1,7 +1,7 @@
 -- Vote (design.md §4 step 3): takes the object locks and reports what stops the commit,
 -- one row per problem. The records' OIDs and serials come as arrays (p_zoids,
 -- p_prev_tids), or NULL when a large vote copied them into temp_store (relstore_records).
---   duplicate_tid  restore into a TID the database already has (history-preserving)
+--   tid_not_after  a restore's TID is not after the newest finished one (o_committed)
 --   read_stale     a readCurrent object is no longer at the serial the writer read
 --   read_locked    a readCurrent object is locked by a transaction committing a change
 --   write          a modified object's committed TID differs from the writer's serial;
@@ -25,11 +25,14 @@ RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_zoid BIGINT;
+  v_last BIGINT;
 BEGIN
-  IF p_forced_tid IS NOT NULL
-     AND EXISTS (SELECT 1 FROM "transaction" WHERE tid = p_forced_tid) THEN
-    RETURN QUERY SELECT 'duplicate_tid', NULL::BIGINT, p_forced_tid, p_forced_tid, NULL::BYTEA;
-    RETURN;
+  IF p_forced_tid IS NOT NULL THEN
+    v_last := relstore_last_tid();
+    IF p_forced_tid <= v_last THEN
+      RETURN QUERY SELECT 'tid_not_after', NULL::BIGINT, v_last, p_forced_tid, NULL::BYTEA;
+      RETURN;
+    END IF;
   END IF;
   IF cardinality(p_read_oids) > 0 THEN
     -- A stale readCurrent fails before any lock is taken.
@@ -96,8 +99,15 @@ RETURNS TABLE (o_kind TEXT, o_zoid BIGINT, o_committed BIGINT, o_given BIGINT, o
 LANGUAGE plpgsql SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_zoid BIGINT;
+  v_last BIGINT;
 BEGIN
-  -- History-free databases keep no transaction rows: a forced TID cannot collide.
+  IF p_forced_tid IS NOT NULL THEN
+    v_last := relstore_last_tid();
+    IF p_forced_tid <= v_last THEN
+      RETURN QUERY SELECT 'tid_not_after', NULL::BIGINT, v_last, p_forced_tid, NULL::BYTEA;
+      RETURN;
+    END IF;
+  END IF;
   IF cardinality(p_read_oids) > 0 THEN
     -- A stale readCurrent fails before any lock is taken.
     RETURN QUERY

@@ -679,6 +679,39 @@ TEST_P(CommitBasics, ExplicitTidsAreUsedAsIsEvenTinyOnes) {
   EXPECT_GT(create(9, "normal"), Tid(3));
 }
 
+// Lines 2 and 13: an explicit TID is used as is only when it comes after the last one.
+// One at or before it would give a commit that other instances' polls (which ask for
+// "newer than what I saw") never report, and a last_transaction() that steps back. Here
+// the writer's own snapshot is older than the database: the check must read the database.
+TEST_P(CommitBasics, AnExplicitTidNotAfterTheLastOneIsRefusedAndChangesNothing) {
+  const Tid t1 = create(1, "v1");
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  inst_->poll_invalidations();
+  EXPECT_EQ(inst_->load(Oid(1)).data, "v2");
+  auto other = storage_->new_instance();
+  other->poll_invalidations();
+  const Tid t3 = commit(*other, {{2, "newest"}});
+  for (const Tid forced : {Tid(t2.value() + 1), t3, t1}) {
+    SCOPED_TRACE(forced.hex());
+    TransactionMetaData txn{"", "", ""};
+    EXPECT_THROW(
+        {
+          inst_->tpc_begin(txn, forced);
+          inst_->restore(Oid(1), forced, "restored", txn);
+          inst_->tpc_vote(txn);
+          inst_->tpc_finish(txn);
+        },
+        StorageTransactionError);
+    inst_->tpc_abort(txn);
+  }
+  auto fresh = reopen()->new_instance();
+  EXPECT_EQ(fresh->load(Oid(1)).data, "v2");
+  EXPECT_EQ(fresh->load(Oid(1)).tid, t2);
+  EXPECT_EQ(fresh->last_transaction(), t3);
+  inst_->poll_invalidations();
+  EXPECT_GT(commit(*inst_, {{1, "v3"}}, {{1, t2}}), t3);
+}
+
 // Line 14.
 TEST_P(CommitBasics, LoadSerialReturnsTheExactRevision) {
   const Tid t1 = create(1, "v1");

@@ -15,6 +15,33 @@ namespace {
 
 using MysqlLocks = MysqlServerTest;
 
+// A restore's TID is checked at vote, and again under the commit lock at finish: a
+// commit that finished in between with a later TID makes the restore's finish fail
+// (committing it would put a transaction behind one that polls have already seen).
+TEST_F(MysqlLocks, ARestoreOvertakenBetweenVoteAndFinishIsRefused) {
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    const std::string uri =
+        fresh_database("overtaken", hp ? "?history=preserving" : "?history=free");
+    auto st = open_storage(uri);
+    auto restorer = st->new_instance();
+    const Tid t1 = commit_states(*restorer, {{Oid(1), "v1"}});
+    const Tid forced(t1.value() + 1);
+    TransactionMetaData txn{"", "", ""};
+    restorer->tpc_begin(txn, forced);
+    restorer->restore(Oid(2), forced, "restored", txn);
+    restorer->tpc_vote(txn);
+    const Tid meanwhile = commit_states(*st->new_instance(), {{Oid(3), "meanwhile"}});
+    ASSERT_GT(meanwhile, forced);
+    EXPECT_THROW(restorer->tpc_finish(txn), StorageError);
+    restorer->tpc_abort(txn);
+    auto reader = open_storage(uri)->new_instance();
+    EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
+    EXPECT_EQ(reader->last_transaction(), meanwhile);
+    EXPECT_GT(commit_states(*restorer, {{Oid(4), "after"}}), meanwhile);
+  }
+}
+
 TEST_F(MysqlLocks, AReadCurrentOfAnObjectBeingCommittedFailsAtOnce) {
   for (const bool hp : {false, true}) {
     SCOPED_TRACE(hp ? "history-preserving" : "history-free");

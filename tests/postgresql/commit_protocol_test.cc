@@ -404,6 +404,33 @@ TEST(PostgresqlLocks, OidAllocationWaitsForTheAllocatorFloorLock) {
   EXPECT_GT(allocated.get(), Oid(0));
 }
 
+// A restore's TID is checked at vote, and again under the commit lock at finish: a
+// commit that finished in between with a later TID makes the restore's finish fail
+// (committing it would put a transaction behind one that polls have already seen).
+TEST(PostgresqlTids, ARestoreOvertakenBetweenVoteAndFinishIsRefused) {
+  RELSTORE_NEED_POSTGRESQL();
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "tids_overtaken_hp" : "tids_overtaken_hf");
+    auto st = open_storage(db.uri(hp ? "history=preserving" : "history=free"));
+    auto restorer = st->new_instance();
+    const Tid t1 = create(*restorer, 1, "v1");
+    const Tid forced(t1.value() + 1);
+    TransactionMetaData txn{"", "", ""};
+    restorer->tpc_begin(txn, forced);
+    restorer->restore(Oid(2), forced, "restored", txn);
+    restorer->tpc_vote(txn);
+    const Tid meanwhile = create(*st->new_instance(), 3, "meanwhile");
+    ASSERT_GT(meanwhile, forced);
+    EXPECT_THROW(restorer->tpc_finish(txn), StorageError);
+    restorer->tpc_abort(txn);
+    auto reader = open_storage(db.uri(hp ? "history=preserving" : "history=free"))->new_instance();
+    EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
+    EXPECT_EQ(reader->last_transaction(), meanwhile);
+    EXPECT_GT(create(*restorer, 4, "after"), meanwhile);
+  }
+}
+
 // The TID comes from the server's clock.
 TEST(PostgresqlTids, CommitTidsFollowTheServerClock) {
   RELSTORE_NEED_POSTGRESQL();

@@ -14,18 +14,22 @@ BEGIN
   -- RelStorage's commit lock: the row of commit_row_lock, held until COMMIT.
   SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
   SET v_tid = p_tid;
+  -- A deletion of the object with the newest TID took that TID's row away: the next
+  -- TID must still follow it. A database not migrated to relstore_hf_deletion (error
+  -- 1146) has only the rows.
+  BEGIN
+    DECLARE CONTINUE HANDLER FOR 1146
+      SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+    SELECT GREATEST(COALESCE(MAX(o.tid), 0),
+                    COALESCE((SELECT d.tid FROM relstore_hf_deletion d WHERE d.id = 0), 0))
+      INTO v_last FROM object_state o;
+  END;
   IF v_tid IS NULL THEN
-    -- A deletion of the object with the newest TID took that TID's row away: the next
-    -- TID must still follow it. A database not migrated to relstore_hf_deletion (error
-    -- 1146) has only the rows.
-    BEGIN
-      DECLARE CONTINUE HANDLER FOR 1146
-        SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
-      SELECT GREATEST(COALESCE(MAX(o.tid), 0),
-                      COALESCE((SELECT d.tid FROM relstore_hf_deletion d WHERE d.id = 0), 0))
-        INTO v_last FROM object_state o;
-    END;
     CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
+  ELSEIF v_tid <= v_last THEN
+    -- The vote checked this; a commit may have finished since, before this one's lock.
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT =
+      'cannot restore this transaction: one at or after its TID finished meanwhile (TIDs must increase)';
   END IF;
   -- Deleted objects lose their blob chunks by cascade. Like RelStorage on MySQL, chunks
   -- of a replaced state are dropped only when new ones are stored (relstore stores none

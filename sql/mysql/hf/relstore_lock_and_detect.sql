@@ -9,8 +9,8 @@
 --        without the mirror's tables). The mode rides on these rows because a result
 --        set of its own cost about 30 µs a vote; no rows (nothing stored): mode unknown.
 -- p_read_current says whether temp_read_current has rows (the client knows; asking the
--- table would cost a statement). p_forced_tid is unused: a history-free database keeps no
--- transaction rows to collide with.
+-- table would cost a statement). With p_forced_tid (a restore) it first returns
+--   'T'  p_forced_tid is not after the newest finished TID (in tid), and nothing else.
 CREATE PROCEDURE relstore_lock_and_detect(IN p_check BOOLEAN, IN p_read_current BOOLEAN,
                                           IN p_forced_tid BIGINT)
   COMMENT '{CHECKSUM}'
@@ -20,6 +20,7 @@ proc: BEGIN
   DECLARE v_locked BOOLEAN DEFAULT FALSE;
   DECLARE v_wait BIGINT;
   DECLARE v_mode VARCHAR(16) DEFAULT 'off';
+  DECLARE v_last BIGINT;
 
   -- The JSON mirror's mode, under a share lock held to the commit: a change of mode locks
   -- the row exclusively, so this commit writes its mirror rows exactly when the mode it
@@ -30,6 +31,22 @@ proc: BEGIN
     SELECT id INTO v_count FROM relstore_json_mirror_lock WHERE id = 0 LOCK IN SHARE MODE;
     SELECT mode INTO v_mode FROM relstore_json_mirror WHERE id = 0;
   END;
+
+  -- A restore's TID must come after every finished one, a deletion's too: polls ask for
+  -- what is newer than what they saw, and would never report a commit at or before it.
+  IF p_forced_tid IS NOT NULL THEN
+    BEGIN
+      DECLARE CONTINUE HANDLER FOR 1146  -- not migrated to relstore_hf_deletion
+        SELECT COALESCE(MAX(tid), 0) INTO v_last FROM object_state;
+      SELECT GREATEST(COALESCE(MAX(o.tid), 0),
+                      COALESCE((SELECT d.tid FROM relstore_hf_deletion d WHERE d.id = 0), 0))
+        INTO v_last FROM object_state o;
+    END;
+    IF p_forced_tid <= v_last THEN
+      SELECT 'T' AS kind, NULL AS zoid, v_last AS tid, p_forced_tid AS given, NULL AS state;
+      LEAVE proc;
+    END IF;
+  END IF;
 
   IF p_read_current THEN
     -- The exclusive locks first, then the share locks, as RelStorage 3.5+ and relstore's

@@ -15,9 +15,13 @@ BEGIN
   -- RelStorage's commit lock: the row of commit_row_lock, held until COMMIT.
   SELECT tid INTO v_lock FROM commit_row_lock WHERE tid = 0 FOR UPDATE;
   SET v_tid = p_tid;
+  SELECT COALESCE(MAX(tid), 0) INTO v_last FROM "transaction";
   IF v_tid IS NULL THEN
-    SELECT COALESCE(MAX(tid), 0) INTO v_last FROM "transaction";
     CALL relstore_make_tid(UTC_TIMESTAMP(6), v_last, v_tid);
+  ELSEIF v_tid <= v_last THEN
+    -- The vote checked this; a commit may have finished since, before this one's lock.
+    SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT =
+      'cannot restore this transaction: one at or after its TID finished meanwhile (TIDs must increase)';
   END IF;
   INSERT INTO "transaction" (tid, packed, is_empty, username, description, extension)
     VALUES (v_tid, p_packed, NOT EXISTS (SELECT 1 FROM temp_store), p_username,

@@ -2,7 +2,7 @@
 -- objects written, in OID order, then the readCurrent shared locks without waiting (the
 -- locks RelStorage takes, so both can commit to one database at once), and returns one
 -- result set (kind, zoid, tid, given, state, mode):
---   'T'  restore: the transaction p_forced_tid exists already;
+--   'T'  restore: p_forced_tid is not after the newest finished TID (in tid);
 --   'L'  a readCurrent object is locked by another committer;
 --   'R'  a readCurrent object changed: (zoid, current tid, tid read);
 --   'C'  one row per object written: (zoid, committed tid, serial written, when p_check
@@ -20,6 +20,7 @@ proc: BEGIN
   DECLARE v_locked BOOLEAN DEFAULT FALSE;
   DECLARE v_wait BIGINT;
   DECLARE v_mode VARCHAR(16) DEFAULT 'off';
+  DECLARE v_last BIGINT;
 
   -- The JSON mirror's mode, under a share lock held to the commit: a change of mode locks
   -- the row exclusively, so this commit writes its mirror rows exactly when the mode it
@@ -31,10 +32,14 @@ proc: BEGIN
     SELECT mode INTO v_mode FROM relstore_json_mirror WHERE id = 0;
   END;
 
-  IF p_forced_tid IS NOT NULL
-      AND EXISTS (SELECT 1 FROM "transaction" WHERE tid = p_forced_tid) THEN
-    SELECT 'T' AS kind, NULL AS zoid, p_forced_tid AS tid, NULL AS given, NULL AS state;
-    LEAVE proc;
+  -- A restore's TID must come after every finished one: polls ask for what is newer than
+  -- what they saw, and would never report a commit at or before it.
+  IF p_forced_tid IS NOT NULL THEN
+    SELECT COALESCE(MAX(tid), 0) INTO v_last FROM "transaction";
+    IF p_forced_tid <= v_last THEN
+      SELECT 'T' AS kind, NULL AS zoid, v_last AS tid, p_forced_tid AS given, NULL AS state;
+      LEAVE proc;
+    END IF;
   END IF;
 
   IF p_read_current THEN
