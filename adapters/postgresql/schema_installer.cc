@@ -137,10 +137,10 @@ const char* mode_name(bool keep_history) {
 const std::vector<std::string>& function_names() {
   // SQL-language functions are checked when created: callees come first.
   static const std::vector<std::string> kNames = {
-      "relstore_tid_for_epoch",     "relstore_current_tid",     "relstore_later_than",
-      "relstore_records",           "relstore_last_tid",        "relstore_lock_and_detect", "relstore_finish",
-      "relstore_json_mirror_mode",  "relstore_current_state",   "relstore_json_mirror_rows",
-      "relstore_json_mirror_write", "relstore_finish_mirror"};
+      "relstore_tid_for_epoch",    "relstore_current_tid",       "relstore_later_than",
+      "relstore_records",          "relstore_last_tid",          "relstore_lock_and_detect",
+      "relstore_finish",           "relstore_json_mirror_mode",  "relstore_current_state",
+      "relstore_json_mirror_rows", "relstore_json_mirror_write", "relstore_finish_mirror"};
   return kNames;
 }
 
