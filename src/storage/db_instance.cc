@@ -82,11 +82,15 @@ void DbInstance::restart_snapshot() {
       known_.erase(oid);
       pending_.insert(oid);
     }
-  } else if (had_snapshot_ || !known_.empty()) {  // (a dialect that could not list changes)
-    // No baseline to compare with, but this instance already holds states (its own
-    // commits made before any snapshot): they may be stale now.
+  } else if (had_snapshot_ || !known_.empty()) {
+    // The poll could not list what changed: objects deleted (history-free), the database
+    // zapped or its history replaced (the poll's mark moved), or no baseline while this
+    // instance holds states of its own commits. After a zap an (oid, tid) key read before
+    // may come back with other bytes (a refill from another source), and the mark alone
+    // cannot always tell a zap from a deletion: the shared cache starts over too.
     pending_everything_ = true;
     known_.clear();
+    if (had_snapshot_) forget_cached_states();
   }
   // The newest transaction this instance has seen: its last snapshot's, or its own commits
   // since. Older now means the database went back in time (restored, zapped): nothing we
@@ -97,14 +101,18 @@ void DbInstance::restart_snapshot() {
     pending_everything_ = true;
     known_.clear();
     last_own_commit_ = Tid(0);
-    storage_.cache().clear();
-    cache_generation_ = storage_.cache().generation();
+    forget_cached_states();
   }
   own_commits_.clear();
   newest_own_write_ = Tid(0);
   first_own_commit_.reset();
   had_snapshot_ = true;
   snapshot_tid_ = r.last_tid;
+}
+
+void DbInstance::forget_cached_states() {
+  storage_.cache().clear();
+  cache_generation_ = storage_.cache().generation();
 }
 
 void DbInstance::note_known(Oid oid, Tid tid) {

@@ -68,6 +68,8 @@ class DbInstance : public StorageInstance {
   void reset_txn() noexcept;
   // Remembers a current state of the snapshot (or of an own commit), within bounds.
   void note_known(Oid oid, Tid tid);
+  // Empties the shared state cache and reads on in its new generation.
+  void forget_cached_states();
 
   std::shared_ptr<DbStorage> owner_;
   DbStorage& storage_;

@@ -277,6 +277,40 @@ TEST_P(Mvcc, AHistoryReplacedFromTheSameStartStillInvalidatesEverything) {
   EXPECT_EQ(reader->load(Oid(2)).data, "after the reader's last transaction");
 }
 
+// A zapped database filled again with other bytes under some of the same (oid, tid)
+// keys (convert --clear from another source): a reader whose storage cached the old bytes
+// is told "everything", and from then on reads the new bytes, every time.
+TEST_P(Mvcc, ADatabaseRefilledWithOtherBytesUnderTheSameTidsIsNotReadFromTheCache) {
+  auto restore = [](StorageInstance& writer, uint64_t tid, uint64_t oid, const char* data) {
+    TransactionMetaData txn{"", "", ""};
+    writer.tpc_begin(txn, Tid(tid));
+    writer.restore(Oid(oid), Tid(tid), data, txn);
+    writer.tpc_vote(txn);
+    writer.tpc_finish(txn);
+  };
+  restore(*inst_, 2, 1, "a");
+  restore(*inst_, 3, 1, "b");
+  restore(*inst_, 4, 2, "c");
+  auto reader_storage = reopen();
+  auto reader = reader_storage->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "b");
+  {
+    auto zapper = reopen();
+    zapper->zap_all();
+    auto writer = zapper->new_instance();
+    restore(*writer, 1, 2, "W");
+    restore(*writer, 2, 1, "X");
+    restore(*writer, 3, 1, "Y");
+    restore(*writer, 4, 2, "Z");
+  }
+  EXPECT_FALSE(reader->poll_invalidations().has_value());
+  EXPECT_EQ(reader->load(Oid(1)).data, "Y");
+  EXPECT_EQ(reader->load(Oid(1)).data, "Y");
+  EXPECT_EQ(reader->load_serial(Oid(1), Tid(3)), "Y");
+  EXPECT_EQ(reader_storage->new_instance()->load(Oid(1)).data, "Y");
+}
+
 // The same after a deletion (history-free databases record its TID apart from the rows):
 // a zapped database is empty again, last_transaction zero.
 TEST_P(Mvcc, AZapAfterADeletionLeavesAnEmptyDatabase) {
