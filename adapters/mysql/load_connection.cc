@@ -40,8 +40,9 @@ backend::PollResult MysqlLoadConnection::begin_snapshot(std::optional<Tid> since
       // connection.
     }
   }
+  // mark_ stays: it is what this instance saw, which the new connection's first poll
+  // compares with (a history replaced meanwhile shows only there).
   conn_ = open_connection(settings_, Role::load, &adapter_);
-  mark_.reset();
   return start(since);
 }
 

@@ -21,7 +21,8 @@ void PgLoadConnection::connect() {
   conn_.reset();
   in_snapshot_ = false;
   auto conn = open_conn(loc_, Role::load, &adapter_);
-  mark_.reset();
+  // mark_ stays: it is what this instance saw, which the new connection's first poll
+  // compares with (a history replaced meanwhile shows only there).
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, q_.records_before, kLoadRevision, kExists});
   if (const Statement* mark = mark_statement()) conn->prepare({*mark});

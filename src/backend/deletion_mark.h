@@ -46,7 +46,7 @@ inline Tid last_finished(Tid rows_newest, Tid record) {
 // When a mark last moved: a deletion's or a first transaction's TID, a zap's time.
 inline Tid mark_time(Tid mark) { return mark.sql() < 0 ? Tid::from_sql(-mark.sql()) : mark; }
 
-// What one load connection knows of its mark.
+// What one load connection knows of its mark: of its previous snapshots, across reconnects.
 class PollMark {
  public:
   // `mark`: the mark as the new snapshot sees it (none where the dialect reads none).
@@ -63,11 +63,6 @@ class PollMark {
   // history-preserving poll checks is still a transaction; set after every snapshot.
   Tid tip() const { return tip_; }
   void set_tip(Tid tip) { tip_ = tip; }
-  // A new connection starts over.
-  void reset() {
-    last_.reset();
-    tip_ = Tid();
-  }
 
  private:
   std::optional<Tid> last_;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "postgresql/pg_support.h"
 #include "relstore/errors.h"
@@ -196,6 +197,35 @@ TEST(PostgresqlReconnect, LoadConnectionLostBetweenTransactions) {
   terminate_connections(db, "load");
   inst->poll_invalidations();
   EXPECT_EQ(inst->load(Oid(1)).tid, t1);
+}
+
+// What the replaced connection's polls compare with is the instance's, not the new
+// connection's: a history replaced from the same start (history-preserving) while the
+// reader was disconnected shows only in the reader's last transaction being gone, and the
+// first poll on the new connection must still see that.
+TEST(PostgresqlReconnect, AHistoryReplacedWhileTheLoadConnectionWasLostIsNoticed) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("conn_lost_tip");
+  auto st = open_storage(db.uri("history=preserving"));
+  auto inst = st->new_instance();
+  const Tid t1 = commit_one(*inst, 1, "a", std::nullopt);
+  const Tid t2 = commit_one(*inst, 1, "b", t1);
+  auto reader = open_storage(db.uri("history=preserving"))->new_instance();
+  reader->poll_invalidations();
+  EXPECT_EQ(reader->load(Oid(1)).data, "b");
+  reader->release_snapshot();
+  terminate_connections(db, "load");
+  st->zap_all();
+  for (const auto& [tid, oid, data] :
+       {std::tuple{t1, 1, "a"}, std::tuple{Tid(t2.value() + 1000), 2, "later"}}) {
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn, tid);
+    inst->restore(Oid(oid), tid, std::string(data), txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  EXPECT_FALSE(reader->poll_invalidations().has_value());
+  EXPECT_EQ(reader->load(Oid(1)).data, "a");
 }
 
 // Lost in the middle of a snapshot: that read fails with DisconnectedError (retryable),
