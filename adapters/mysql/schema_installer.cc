@@ -145,15 +145,19 @@ bool has_column(Connection& conn, const char* table, const char* column) {
 // Brings a database created by RelStorage to what relstore needs, without touching
 // object data.
 void adopt_schema(Connection& conn, const std::map<std::string, Table>& tables, bool keep_history) {
+  const std::string what =
+      "adopting a RelStorage database (needs CREATE for the table relstore_schema, and ALTER "
+      "for a RelStorage 2.x database)";
   if (keep_history && has_column(conn, "transaction", "empty")) {
     // RelStorage 2.x named the column `empty`; RelStorage 3 renames it the same way.
     // Quoted: EMPTY is a reserved word from MySQL 8.0.4 on (not in MariaDB).
     conn.exec(
-        "ALTER TABLE \"transaction\" CHANGE \"empty\" is_empty BOOLEAN NOT NULL DEFAULT FALSE");
+        "ALTER TABLE \"transaction\" CHANGE \"empty\" is_empty BOOLEAN NOT NULL DEFAULT FALSE",
+        Context::other, what);
   }
-  conn.exec("INSERT IGNORE INTO commit_row_lock (tid) VALUES (0)");
+  conn.exec("INSERT IGNORE INTO commit_row_lock (tid) VALUES (0)", Context::other, what);
   if (!tables.count("relstore_schema")) {
-    conn.exec(trim_statements(embedded_sql("sql/mysql/schema_version.sql")));
+    conn.exec(trim_statements(embedded_sql("sql/mysql/schema_version.sql")), Context::other, what);
     record_migration(conn, migrations_for("mysql").front());
   }
 }
@@ -259,12 +263,19 @@ void install_schema(Settings& settings, const StorageOptions& options) {
     }
   }
   if (may_create) {
+    // A refused adoption leaves the RelStorage database as it found it: without the
+    // procedures it had just installed, and without relstore_schema.
     std::vector<std::string> created;
-    install_procedures(*conn, settings.server, keep_history, created);
-    if (!tables.count("relstore_schema") ||
-        conn->query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0 ||
-        (keep_history && has_column(*conn, "transaction", "empty"))) {
-      adopt_schema(*conn, tables, keep_history);
+    try {
+      install_procedures(*conn, settings.server, keep_history, created);
+      if (!tables.count("relstore_schema") ||
+          conn->query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0 ||
+          (keep_history && has_column(*conn, "transaction", "empty"))) {
+        adopt_schema(*conn, tables, keep_history);
+      }
+    } catch (...) {
+      remove_created(*conn, tables, created);
+      throw;
     }
   }
   settings.keep_history = keep_history;

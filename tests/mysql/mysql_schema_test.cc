@@ -455,6 +455,32 @@ TEST_F(LimitedUser, WithoutDropTheProceduresOfAFailedCreationStillGo) {
   EXPECT_TRUE(procedures_in(*conn).empty());
 }
 
+// Adopting a RelStorage database needs CREATE (relstore_schema): a user with CREATE
+// ROUTINE but without it gets a message that says so, and the database is left as
+// RelStorage made it, without the procedures installed before the refusal.
+TEST_F(LimitedUser, AFailedAdoptionLeavesTheRelStorageDatabaseAsItWas) {
+  const std::string uri = fresh_database("limited");
+  auto conn = connect(db_of(uri));
+  load_fixture(*conn, "relstorage_mysql_hp.sql");
+  const auto before = schema_of(*conn);
+  const std::string user_uri =
+      make_user(db_of(uri),
+                "SELECT, INSERT, UPDATE, DELETE, DROP, INDEX, ALTER, CREATE TEMPORARY TABLES, "
+                "LOCK TABLES, EXECUTE, CREATE ROUTINE, ALTER ROUTINE, CREATE VIEW, SHOW VIEW, "
+                "REFERENCES");
+  if (user_uri.empty()) GTEST_SKIP() << kCannotGrant;
+  try {
+    open_storage(user_uri);
+    FAIL() << "adopted a RelStorage database without CREATE";
+  } catch (const StorageError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("adopting a RelStorage database"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("applied_at"), std::string::npos) << "the SQL, not what failed: " << msg;
+  }
+  EXPECT_TRUE(procedures_in(*conn).empty());
+  EXPECT_EQ(schema_of(*conn), before);
+}
+
 TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {
   const std::string uri = fresh_database("procs", "?history=free");
   open_storage(uri)->close();
