@@ -5,6 +5,7 @@
 #include "embedded_sql.h"
 #include "md5.h"
 #include "relstore/errors.h"
+#include "schema/server_code.h"
 
 namespace relstore::mysql {
 namespace {
@@ -64,7 +65,7 @@ std::vector<Procedure> procedures(const ServerInfo& server, bool keep_history) {
     p.name = procedure_name(text, file);
     // The checksum covers the text as it will run on this server, so a change of server
     // flavour or of the file replaces the procedure.
-    p.checksum = "relstore " + md5_hex(text);
+    p.checksum = server_code_comment(md5_hex(text));
     replace_all(text, "{CHECKSUM}", p.checksum);
     p.create = std::move(text);
     out.push_back(std::move(p));
@@ -75,6 +76,10 @@ std::vector<Procedure> procedures(const ServerInfo& server, bool keep_history) {
 void install_procedures(Connection& admin, const ServerInfo& server, bool keep_history,
                         std::vector<std::string>& created) {
   const auto present = installed(admin);
+  // All checked before any is replaced: a newer relstore's procedures stay as they are.
+  for (const auto& [name, proc] : present) {
+    check_server_code_not_newer(name, proc.comment, admin.params().describe);
+  }
   for (const Procedure& p : procedures(server, keep_history)) {
     const auto it = present.find(p.name);
     if (it != present.end() && it->second.comment == p.checksum && it->second.charset == kCharset &&

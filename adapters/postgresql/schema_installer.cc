@@ -8,6 +8,7 @@
 #include "md5.h"
 #include "relstore/errors.h"
 #include "schema/migrations.h"
+#include "schema/server_code.h"
 
 namespace relstore::postgresql {
 namespace {
@@ -56,11 +57,12 @@ std::vector<std::string> function_statements(const std::string& name, bool keep_
   return migration_statements(embedded_sql("sql/postgresql/" + name + ".sql"), keep_history);
 }
 
-// The comment a function carries: a checksum of the text installed for this mode.
+// The comment a function carries: the generation and a checksum of the text installed for
+// this mode (src/schema/server_code.h).
 std::string checksum_of(const std::string& name, bool keep_history) {
   std::string text;
   for (const auto& s : function_statements(name, keep_history)) text += s;
-  return "relstore md5 " + md5_hex(text);
+  return server_code_comment(md5_hex(text));
 }
 
 bool functions_current(const Inspection& seen, bool keep_history) {
@@ -74,7 +76,12 @@ bool functions_current(const Inspection& seen, bool keep_history) {
 // Installs the functions whose text changed. CREATE OR REPLACE keeps a function's identity,
 // so sessions using it are not disturbed. A new signature creates an overload beside the
 // old one, which processes of the previous version keep calling (never dropped here).
-void install_functions(Conn& conn, const Inspection& seen, bool keep_history) {
+void install_functions(Conn& conn, const Inspection& seen, bool keep_history,
+                       const std::string& where) {
+  // All checked before any is replaced: a newer relstore's functions stay as they are.
+  for (const auto& [name, comment] : seen.checksums) {
+    check_server_code_not_newer(name, comment, where);
+  }
   for (const auto& name : function_names()) {
     const std::string checksum = checksum_of(name, keep_history);
     auto it = seen.checksums.find(name);
@@ -195,7 +202,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
       if (seen.relations.count("object_state")) return;
       conn->simple(embedded_sql("sql/postgresql/schema_version.sql"), Context::schema);
       apply_migrations(*conn, keep_history, 0);
-      install_functions(*conn, Inspection{}, keep_history);
+      install_functions(*conn, Inspection{}, keep_history, db);
     });
     seen = inspect(*conn);
   }
@@ -240,7 +247,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
       conn->simple("INSERT INTO commit_row_lock (tid) VALUES (0) ON CONFLICT DO NOTHING",
                    Context::schema);
       apply_migrations(*conn, keep_history, seen.version);
-      install_functions(*conn, seen, keep_history);
+      install_functions(*conn, seen, keep_history, db);
     });
     return {keep_history, true, !keep_history};  // migrated to the newest: 0004 is there
   }

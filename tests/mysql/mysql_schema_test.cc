@@ -13,6 +13,7 @@
 #include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
+#include "schema/server_code.h"
 #include "support/cli_run.h"
 
 namespace relstore::mysql::testing {
@@ -479,6 +480,37 @@ TEST_F(LimitedUser, AFailedAdoptionLeavesTheRelStorageDatabaseAsItWas) {
   }
   EXPECT_TRUE(procedures_in(*conn).empty());
   EXPECT_EQ(schema_of(*conn), before);
+}
+
+// Procedures a newer relstore installed (a later generation, same schema version) are
+// not replaced by this one's older text: a writable open is refused, changing nothing; a
+// read-only one works.
+TEST_F(MysqlSchema, ProceduresOfANewerRelstoreAreNotReplaced) {
+  const std::string uri = fresh_database("procs_newer", "?history=free");
+  open_storage(uri)->close();
+  auto conn = connect(db_of(uri));
+  const std::string newer = "relstore g" + std::to_string(kServerCodeGeneration + 1) + " md5 x";
+  conn->exec("ALTER PROCEDURE relstore_finish COMMENT '" + newer + "'");
+  auto comment = [&] {
+    std::string out;
+    conn->batch(
+        "SELECT ROUTINE_COMMENT FROM information_schema.ROUTINES WHERE "
+        "ROUTINE_SCHEMA = DATABASE() AND ROUTINE_NAME = 'relstore_finish'",
+        1,
+        [&](Rows& r) {
+          if (r.next()) out = r.bytes(0);
+        },
+        Context::other);
+    return out;
+  };
+  try {
+    open_storage(uri);
+    FAIL() << "replaced a newer relstore's procedures";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer relstore"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(comment(), newer);
+  EXPECT_NO_THROW(open_storage(uri + "&read_only=true")->new_instance()->last_transaction());
 }
 
 TEST_F(MysqlSchema, ProceduresAreReplacedWhenTheirTextChanges) {

@@ -8,6 +8,7 @@
 #include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
+#include "schema/server_code.h"
 
 namespace relstore {
 namespace {
@@ -268,7 +269,10 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
       "SELECT string_agg(proname || '=' || obj_description(oid, 'pg_proc'), ',' ORDER BY proname) "
       "FROM pg_proc WHERE proname LIKE 'relstore\\_%'";
   const std::string installed = db.scalar(checksums);
-  EXPECT_NE(installed.find("relstore_finish=relstore md5 "), std::string::npos) << installed;
+  EXPECT_NE(installed.find("relstore_finish=relstore g" + std::to_string(kServerCodeGeneration) +
+                           " md5 "),
+            std::string::npos)
+      << installed;
   EXPECT_NE(installed.find("relstore_lock_and_detect="), std::string::npos) << installed;
   // Someone replaced one: the next open puts relstore's text back.
   db.exec(
@@ -278,6 +282,31 @@ TEST(PostgresqlSchema, FunctionsAreInstalledWithAChecksumAndReplacedWhenChanged)
   open_storage(db.uri())->close();
   EXPECT_EQ(db.scalar(checksums), installed);
   EXPECT_EQ(db.scalar("SELECT relstore_later_than(5, 9)"), "10");
+}
+
+// Functions a newer relstore installed (a later generation, same schema version) are not
+// replaced by this one's older text: a writable open is refused, changing nothing; a
+// read-only one works. Those of relstore releases before generations are replaced.
+TEST(PostgresqlSchema, FunctionsOfANewerRelstoreAreNotReplaced) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_functions_newer");
+  open_storage(db.uri())->close();
+  const std::string comment =
+      "SELECT obj_description('relstore_later_than(BIGINT, BIGINT)'::regprocedure, 'pg_proc')";
+  const std::string ours = db.scalar(comment);
+  const std::string newer = "relstore g" + std::to_string(kServerCodeGeneration + 1) + " md5 x";
+  db.exec("COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS '" + newer + "'");
+  try {
+    open_storage(db.uri());
+    FAIL() << "replaced a newer relstore's functions";
+  } catch (const SchemaError& e) {
+    EXPECT_NE(std::string(e.what()).find("newer relstore"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(db.scalar(comment), newer);
+  EXPECT_NO_THROW(open_storage(db.uri("read_only=true"))->new_instance()->last_transaction());
+  db.exec("COMMENT ON FUNCTION relstore_later_than(BIGINT, BIGINT) IS 'relstore md5 older'");
+  open_storage(db.uri())->close();
+  EXPECT_EQ(db.scalar(comment), ours);
 }
 
 // A database a newer relstore made is refused before anything is changed (functions
