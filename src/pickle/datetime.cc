@@ -17,9 +17,17 @@ inline char* put_micro(char* o, int us) {
   return o;
 }
 
+int days_in_month(int year, int month) {
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+// What Python's date() accepts: a payload it would refuse is no date (February 30th goes
+// the generic instance way).
 bool valid_date(const CivilTime& t) {
   return t.year >= 1 && t.year <= 9999 && t.month >= 1 && t.month <= 12 && t.day >= 1 &&
-         t.day <= 31;
+         t.day <= days_in_month(t.year, t.month);
 }
 bool valid_time(const CivilTime& t) {
   return t.hour <= 23 && t.minute <= 59 && t.second <= 59 && t.micro <= 999999;

@@ -86,10 +86,17 @@ struct RecordDecoder::Impl {
   }
 
   void name_class(NodeId cls, std::string_view record, std::string& name) const {
+    const char* problem = nullptr;
     if (!class_name(cls, name)) {
-      throw PickleError(pickle::describe_error("the class pickle does not name a class", 0,
-                                               static_cast<uint8_t>(record[0])),
-                        0, static_cast<uint8_t>(record[0]));
+      problem = "the class pickle does not name a class";
+    } else if (!pickle::is_valid_utf8(name) || name.find('\0') != std::string::npos) {
+      // Python reads module and class names as text; these bytes are no class's name, and
+      // class_name is a text column.
+      problem = "the class pickle names a class that is not text (invalid UTF-8 or NUL)";
+    }
+    if (problem) {
+      throw PickleError(pickle::describe_error(problem, 0, static_cast<uint8_t>(record[0])), 0,
+                        static_cast<uint8_t>(record[0]));
     }
   }
 };

@@ -21,6 +21,10 @@ bool Emitter::btree_state(NodeId root, BTreeKind kind) {
       // ((k1, v1, k2, v2, …),) or with the next bucket: (items, next_bucket)
       if (n < 1 || n > 2 || !tuple_items(st[0], items, count)) return false;
       if (kind == BTreeKind::kBucket && count % 2) return false;
+      if (kind == BTreeKind::kBucket && count == 0 && n == 1) {
+        out_.put("null");  // an empty bucket, as an empty tree (json-mirror.md)
+        return true;
+      }
       out_.put('{');
       bucket_items(st[0], kind == BTreeKind::kSet);
       if (n == 2) {

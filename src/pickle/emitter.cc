@@ -1,6 +1,8 @@
 // Core of the emitter: plain values, containers, dict keys, sorted sets and cycles.
 #include "pickle/emitter.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -10,6 +12,28 @@
 
 namespace relstore::pickle {
 namespace {
+
+// The lowest address this thread's emitter may recurse to: its stack's end plus room for
+// what runs below the last check (the frames between two levels and the JSON writer).
+// Stacks grow down on every platform relstore builds for. Read once per thread
+// (pthread_getattr_np reads /proc/self/maps for the main thread).
+const char* stack_floor() {
+  constexpr size_t kReserve = 64 * 1024;
+  thread_local const char* floor = [] {
+    const char* out = nullptr;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* addr = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > kReserve) {
+        out = static_cast<const char*>(addr) + kReserve;
+      }
+      pthread_attr_destroy(&attr);
+    }
+    return out;
+  }();
+  return floor;
+}
 
 // Sort classes of rendered JSON values, by their first character.
 int rank_of(char c) {
@@ -62,9 +86,12 @@ void Emitter::state(NodeId root, BTreeKind btree) {
   s_.big_decimals.clear();
   new_targets_ = false;
   write_state(root, btree);
-  if (new_targets_) {
-    // The walk is the same every time, so the second one finds no new cycle targets and
-    // now opens each target with its "::id".
+  // Written again until a pass finds no new cycle target, so that every target opens with
+  // its "::id". Mostly the second pass: a target written in another form (a set or a
+  // datetime that contains itself is written as a generic instance) can take the walk
+  // through other values and find one more.
+  for (int pass = 2; new_targets_; ++pass) {
+    if (pass > 8) fault("cycles that change the walk at every pass");
     out_.truncate(start);
     new_targets_ = false;
     write_state(root, btree);
@@ -198,6 +225,11 @@ void Emitter::global(const GlobalRef& g) {
 void Emitter::container(NodeId id, unsigned depth) {
   Node& n = t_[id];
   if (depth >= kPickleMaxDepth) fault("values nested deeper than 1000 levels");
+  // Each level is a few frames of recursion, up to about 500 bytes through instances: a
+  // thread with a small stack can run out within the depth limit.
+  if (static_cast<const char*>(__builtin_frame_address(0)) < stack_floor()) {
+    fault("values nested too deeply for this thread's stack");
+  }
   if (n.flags & kOnPath) {
     // The value contains itself: refer to it by an id its first writing will carry.
     if (!(n.flags & kHasId)) {
@@ -434,6 +466,11 @@ void Emitter::finish_sorted(size_t base, size_t region) {
       }
     } else {
       std::stable_sort(first, s_.spans.end(), less);
+    }
+    sort_work_ += out_.size() - region;
+    if (sort_work_ / 4 > max_output_) {
+      fault("sets nested in sets rewrite more than 4 times the output limit of " +
+            std::to_string(max_output_) + " bytes");
     }
     s_.text.assign(text, out_.size() - region);
     out_.truncate(region);

@@ -104,6 +104,9 @@ class Emitter {
   EmitScratch& s_;
   const DecodeOptions& opt_;
   size_t max_output_;
+  // Bytes of set text rewritten after sorting: nested sets rewrite their members' text
+  // once per level, which the output limit alone does not bound.
+  size_t sort_work_ = 0;
   uint32_t pos_ = 0;
   uint32_t next_cycle_id_ = 0;
   bool new_targets_ = false;

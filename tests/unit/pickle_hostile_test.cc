@@ -1,6 +1,7 @@
 // Hostile and broken input: every case must end in a PickleError (naming the byte offset
 // and opcode) or in bounded output, never in a crash, a hang or unbounded memory.
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <string>
 
@@ -44,6 +45,21 @@ TEST(PickleHostile, UnknownOpcodeNamesOffsetAndOpcode) {
   EXPECT_NE(std::string(e.what()).find("opcode 0xff"), std::string::npos);
 }
 
+// Class names are text: bytes that are not UTF-8, or a NUL, make the record undecodable
+// rather than a class_name no text column can hold.
+TEST(PickleHostile, AClassNameThatIsNotTextIsAnError) {
+  for (const std::string& module : {std::string("my\xff"
+                                                "app"),
+                                    std::string("my\0app", 6)}) {
+    const std::string rec = proto(3) + global(module, "G") + stop() + proto(3) + none() + stop();
+    EXPECT_THROW(decode_record(rec), PickleError);
+  }
+  EXPECT_EQ(
+      decode_record(proto(3) + global("caf\xc3\xa9", "G") + stop() + proto(3) + none() + stop())
+          .class_name,
+      "caf\xc3\xa9.G");
+}
+
 TEST(PickleHostile, UnsupportedProtocol) {
   expect_error(record(proto(6) + none()), "unsupported protocol");
 }
@@ -58,6 +74,65 @@ TEST(PickleHostile, DeepNestingIsAnError) {
   for (int i = 0; i < 999; ++i) ops += "]";
   for (int i = 0; i < 998; ++i) ops += "a";
   EXPECT_NO_THROW(decode_record(record(ops)));
+}
+
+// Within the depth limit, nesting through instances takes more stack per level than
+// through lists (about 480 bytes): 999 datetimes nested as each other's tzinfo need some
+// 460 KiB. On a thread with a smaller stack that is an error, not a crash.
+TEST(PickleHostile, DeepNestingOnASmallStackIsAnError) {
+  std::string ops;
+  for (int i = 0; i < 999; ++i) {
+    ops +=
+        global("datetime", "datetime") + bytes(std::string("\x07\xe8\x04\x09\x03\x27\0\0\0\0", 10));
+  }
+  ops += none();
+  for (int i = 0; i < 999; ++i) ops += tuple2() + reduce();
+  const std::string rec = record(ops);
+  struct Run {
+    const std::string* rec;
+    std::string outcome;
+  } run{&rec, ""};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t thread;
+  auto body = [](void* arg) -> void* {
+    auto* r = static_cast<Run*>(arg);
+    try {
+      decode_record(*r->rec);
+      r->outcome = "decoded";
+    } catch (const PickleError& e) {
+      r->outcome = e.what();
+    }
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, body, &run), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  EXPECT_NE(run.outcome.find("stack"), std::string::npos) << run.outcome;
+  // The main thread's stack holds it.
+  EXPECT_NO_THROW(decode_record(rec));
+}
+
+// Sets are sorted by their members' JSON, so each set's text is rewritten once it is
+// written; sets nested in sets around one large member (a few kilobytes the memo expands
+// to megabytes) rewrote it once per level: 975 levels of 16 MB took seconds for a 6 kB
+// record. That work is bounded like the output.
+TEST(PickleHostile, NestedSetsAroundALargeMemberAreBounded) {
+  constexpr int kLevels = 975;
+  std::string ops(kLevels, '(');
+  ops += "]" + mark() + str(std::string(2000, 'a')) + "e" + "q" + op(0);  // [s], memo 0
+  for (uint8_t k = 0; k < 13; ++k) {  // [L, L]: twice as long each time
+    ops += "0]" + mark() + "h" + op(k) + "h" + op(k) + "e" + "q" + op(k + 1);
+  }
+  for (int i = 0; i < kLevels; ++i) ops += "K" + op(static_cast<uint8_t>(i)) + op(0x91);
+  const std::string rec = class_pickle("app", "Holder") + proto(4) + ops + stop();
+  try {
+    decode_record(rec);
+    FAIL() << "decoded, after copying gigabytes";
+  } catch (const PickleError& e) {
+    EXPECT_NE(std::string(e.what()).find("sets"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PickleHostile, HugeLengthsAreErrors) {
@@ -172,6 +247,33 @@ TEST(PickleHostile, RecordStructure) {
   expect_error(proto(3) + none() + stop() + proto(3) + none() + stop(), "does not name a class");
   expect_error(proto(3) + global("app", "A"), "pickle ends without STOP");
   expect_error("", "pickle ends without STOP");
+}
+
+// Every cycle marker {"::->": n} points at a value written with "::id": n, also when
+// marking a target changes how it is written (a set that contains itself becomes a
+// generic instance, whose arguments lead the walk to another target).
+TEST(PickleHostile, EveryCycleMarkerHasItsTarget) {
+  const std::string rec =
+      "\x80\x03"
+      "cmyapp\nG\nq\x00N\x86q\x01."
+      "\x80\x03"
+      "cbuiltins\nset\n"
+      "]q\x10"
+      "]q\x11"
+      "a\x85R"
+      "q\x12"
+      "h\x11"
+      "h\x12"
+      "a"
+      "h\x10"
+      "a0."s;
+  const std::string json = decode_record(rec).json;
+  for (size_t at = json.find(R"("::->":)"); at != std::string::npos;
+       at = json.find(R"("::->":)", at + 1)) {
+    const size_t digits = at + 7;
+    const std::string id = json.substr(digits, json.find('}', digits) - digits);
+    EXPECT_NE(json.find(R"("::id":)" + id + ","), std::string::npos) << id << " in " << json;
+  }
 }
 
 TEST(PickleHostile, CyclesDoNotLoop) {

@@ -5,6 +5,7 @@
 
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "pickle_test_util.h"
@@ -158,6 +159,19 @@ TEST(PickleMapping, NaiveDatetimeAndDate) {
   EXPECT_EQ(state(global("datetime", "date") + bytes(std::string("\x07\xe8\x04\x09", 4)) +
                   tuple1() + reduce()),
             R"J("2024-04-09")J");
+  // February 29th only in leap years: a payload Python would refuse is no date.
+  EXPECT_EQ(state(global("datetime", "datetime") + bytes(datetime_bytes(2024, 2, 29, 0, 0, 0, 0)) +
+                  tuple1() + reduce()),
+            R"J("2024-02-29T00:00:00")J");
+  for (const auto& [y, m, d] : {std::tuple{2024, 2, 30}, std::tuple{2023, 2, 29},
+                                std::tuple{1900, 2, 29}, std::tuple{2024, 4, 31}}) {
+    SCOPED_TRACE(std::to_string(y) + "-" + std::to_string(m) + "-" + std::to_string(d));
+    const std::string json =
+        state(global("datetime", "datetime") + bytes(datetime_bytes(y, m, d, 3, 39, 0, 0)) +
+              tuple1() + reduce());
+    EXPECT_EQ(json.find(R"("::":"datetime","value")"), std::string::npos) << json;
+    EXPECT_NE(json.find(R"("::":"datetime.datetime")"), std::string::npos) << json;
+  }
 }
 
 std::string timezone_hours(int hours) {
@@ -373,9 +387,14 @@ TEST(PickleMapping, BTreesBucketAndTree) {
   r = decode_record(record(tuple_of({tuple_of({integer(1)}), str("v")}) + tuple1(),
                            "BTrees.OOBTree", "OOBucket"));
   EXPECT_EQ(r.json, R"J({"::items":[[[1],"v"]]})J");
-  // Empty trees store None.
+  // Empty trees store None, empty buckets an empty tuple of items: both are null.
   r = decode_record(record(none(), "BTrees.OOBTree", "OOBTree"));
   EXPECT_EQ(r.json, "null");
+  r = decode_record(record(tuple_of({}) + tuple1(), "BTrees.OOBTree", "OOBucket"));
+  EXPECT_EQ(r.json, "null");
+  // An empty set is a set (its row of json-mirror.md has no such rule).
+  r = decode_record(record(tuple_of({}) + tuple1(), "BTrees.OOBTree", "OOSet"));
+  EXPECT_EQ(r.json, R"J({"::keys":[]})J");
   // A big tree: children and the first bucket.
   r = decode_record(record(tuple_of({ref(3, "BTrees.LOBTree", "LOBucket"), integer(100),
                                      ref(4, "BTrees.LOBTree", "LOBucket")}) +
