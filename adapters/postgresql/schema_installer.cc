@@ -229,6 +229,10 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
   const bool needs_work = !seen.relations.count("relstore_schema") || !seen.has_lock_row ||
                           seen.version < newest || !functions_current(seen, keep_history);
   if (may_change && needs_work) {
+    // Before the transaction too, so that the refusal is not reported as a failed upgrade.
+    for (const auto& [name, comment] : seen.checksums) {
+      check_server_code_not_newer(name, comment, db);
+    }
     in_schema_transaction(*conn, "upgrading the schema of " + db, [&] {
       seen = inspect(*conn);
       // Again under the lock: a newer relstore may have upgraded the schema meanwhile,

@@ -301,6 +301,7 @@ TEST(PostgresqlSchema, FunctionsOfANewerRelstoreAreNotReplaced) {
     FAIL() << "replaced a newer relstore's functions";
   } catch (const SchemaError& e) {
     EXPECT_NE(std::string(e.what()).find("newer relstore"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("upgrading"), std::string::npos) << e.what();
   }
   EXPECT_EQ(db.scalar(comment), newer);
   EXPECT_NO_THROW(open_storage(db.uri("read_only=true"))->new_instance()->last_transaction());
