@@ -13,26 +13,39 @@
 namespace relstore::pickle {
 namespace {
 
-// The lowest address this thread's emitter may recurse to: its stack's end plus room for
-// what runs below the last check (the frames between two levels and the JSON writer).
-// Stacks grow down on every platform relstore builds for. Read once per thread
-// (pthread_getattr_np reads /proc/self/maps for the main thread).
-const char* stack_floor() {
-  constexpr size_t kReserve = 64 * 1024;
-  thread_local const char* floor = [] {
-    const char* out = nullptr;
+// This thread's stack, [low, high), with room kept at its low end for what runs below the
+// last check (the frames between two levels and the JSON writer): a quarter of the stack,
+// at most 64 KiB. Stacks grow down on every platform relstore builds for. Read once per
+// thread (pthread_getattr_np reads /proc/self/maps for the main thread).
+struct StackBounds {
+  const char* low = nullptr;
+  const char* floor = nullptr;  // the lowest frame address the emitter recurses to
+};
+
+const StackBounds& stack_bounds() {
+  thread_local const StackBounds bounds = [] {
+    StackBounds out;
     pthread_attr_t attr;
     if (pthread_getattr_np(pthread_self(), &attr) == 0) {
       void* addr = nullptr;
       size_t size = 0;
-      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > kReserve) {
-        out = static_cast<const char*>(addr) + kReserve;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        out.low = static_cast<const char*>(addr);
+        out.floor = out.low + std::min<size_t>(64 * 1024, size / 4);
       }
       pthread_attr_destroy(&attr);
     }
     return out;
   }();
-  return floor;
+  return bounds;
+}
+
+// True when the current frame is near the end of the thread's stack. A frame outside the
+// thread's stack (a coroutine or fiber running on a stack of its own) is not judged.
+bool stack_nearly_full() {
+  const StackBounds& b = stack_bounds();
+  const char* frame = static_cast<const char*>(__builtin_frame_address(0));
+  return frame >= b.low && frame < b.floor;
 }
 
 // Sort classes of rendered JSON values, by their first character.
@@ -227,9 +240,7 @@ void Emitter::container(NodeId id, unsigned depth) {
   if (depth >= kPickleMaxDepth) fault("values nested deeper than 1000 levels");
   // Each level is a few frames of recursion, up to about 500 bytes through instances: a
   // thread with a small stack can run out within the depth limit.
-  if (static_cast<const char*>(__builtin_frame_address(0)) < stack_floor()) {
-    fault("values nested too deeply for this thread's stack");
-  }
+  if (stack_nearly_full()) fault("values nested too deeply for this thread's stack");
   if (n.flags & kOnPath) {
     // The value contains itself: refer to it by an id its first writing will carry.
     if (!(n.flags & kHasId)) {

@@ -2,8 +2,10 @@
 // and opcode) or in bounded output, never in a crash, a hang or unbounded memory.
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <ucontext.h>
 
 #include <string>
+#include <vector>
 
 #include "pickle_test_util.h"
 #include "relstore/pickle.h"
@@ -76,25 +78,15 @@ TEST(PickleHostile, DeepNestingIsAnError) {
   EXPECT_NO_THROW(decode_record(record(ops)));
 }
 
-// Within the depth limit, nesting through instances takes more stack per level than
-// through lists (about 480 bytes): 999 datetimes nested as each other's tzinfo need some
-// 460 KiB. On a thread with a smaller stack that is an error, not a crash.
-TEST(PickleHostile, DeepNestingOnASmallStackIsAnError) {
-  std::string ops;
-  for (int i = 0; i < 999; ++i) {
-    ops +=
-        global("datetime", "datetime") + bytes(std::string("\x07\xe8\x04\x09\x03\x27\0\0\0\0", 10));
-  }
-  ops += none();
-  for (int i = 0; i < 999; ++i) ops += tuple2() + reduce();
-  const std::string rec = record(ops);
+// Decodes `rec` on a thread whose stack has `stack_bytes`: "decoded" or the error message.
+std::string decode_on_thread(const std::string& rec, size_t stack_bytes) {
   struct Run {
     const std::string* rec;
     std::string outcome;
   } run{&rec, ""};
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_attr_setstacksize(&attr, stack_bytes);
   pthread_t thread;
   auto body = [](void* arg) -> void* {
     auto* r = static_cast<Run*>(arg);
@@ -106,12 +98,53 @@ TEST(PickleHostile, DeepNestingOnASmallStackIsAnError) {
     }
     return nullptr;
   };
-  ASSERT_EQ(pthread_create(&thread, &attr, body, &run), 0);
+  EXPECT_EQ(pthread_create(&thread, &attr, body, &run), 0);
   pthread_join(thread, nullptr);
   pthread_attr_destroy(&attr);
-  EXPECT_NE(run.outcome.find("stack"), std::string::npos) << run.outcome;
-  // The main thread's stack holds it.
-  EXPECT_NO_THROW(decode_record(rec));
+  return run.outcome;
+}
+
+// Within the depth limit, nesting through instances takes more stack per level than
+// through lists (about 480 bytes): 999 datetimes nested as each other's tzinfo need some
+// 460 KiB. On a thread with a smaller stack that is an error, not a crash; so are lists
+// nested 900 deep on a 64 KiB stack.
+TEST(PickleHostile, DeepNestingOnASmallStackIsAnError) {
+  std::string ops;
+  for (int i = 0; i < 999; ++i) {
+    ops += global("datetime", "datetime") + bytes("\x07\xe8\x04\x09\x03\x27\0\0\0\0"s);
+  }
+  ops += none();
+  for (int i = 0; i < 999; ++i) ops += tuple2() + reduce();
+  const std::string datetimes = record(ops);
+  EXPECT_NE(decode_on_thread(datetimes, 256 * 1024).find("stack"), std::string::npos);
+  EXPECT_NO_THROW(decode_record(datetimes));  // the main thread's stack holds it
+  const std::string lists = record(std::string(900, ']') + std::string(899, 'a'));
+  EXPECT_NE(decode_on_thread(lists, 64 * 1024).find("stack"), std::string::npos);
+  EXPECT_EQ(decode_on_thread(lists, 1024 * 1024), "decoded");
+}
+
+// Code running on a stack of its own (a coroutine, a fiber) is not judged by its thread's
+// stack: decoding there works.
+ucontext_t g_caller, g_coroutine;
+std::string g_coroutine_outcome;
+void decode_in_coroutine() {
+  try {
+    decode_record(record("]]]aa"));
+    g_coroutine_outcome = "decoded";
+  } catch (const PickleError& e) {
+    g_coroutine_outcome = e.what();
+  }
+}
+
+TEST(PickleHostile, ADecodeOnACoroutinesOwnStackWorks) {
+  std::vector<char> stack(1 << 20);
+  ASSERT_EQ(getcontext(&g_coroutine), 0);
+  g_coroutine.uc_stack.ss_sp = stack.data();
+  g_coroutine.uc_stack.ss_size = stack.size();
+  g_coroutine.uc_link = &g_caller;
+  makecontext(&g_coroutine, decode_in_coroutine, 0);
+  ASSERT_EQ(swapcontext(&g_caller, &g_coroutine), 0);
+  EXPECT_EQ(g_coroutine_outcome, "decoded");
 }
 
 // Sets are sorted by their members' JSON, so each set's text is rewritten once it is
