@@ -75,6 +75,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
                               Tid::from_sql(changes->int64(i, 1)));
     }
   }
+  r.mark = mark;
   if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
   mark_.set_tip(r.last_tid);
   return r;

@@ -48,6 +48,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
         r.changes->emplace_back(Oid::from_sql(s.int64(0)), Tid::from_sql(s.int64(1)));
     }
   }
+  r.mark = mark;
   if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
   mark_.set_tip(r.last_tid);
   return r;

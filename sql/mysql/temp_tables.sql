@@ -12,9 +12,11 @@ CREATE TEMPORARY TABLE IF NOT EXISTS temp_store (
   md5 CHAR(32) CHARACTER SET ascii,
   state LONGBLOB
 ) ENGINE = {TEMP_ENGINE};
+-- An object read at two serials is two rows (one of them is stale, which the check finds).
 CREATE TEMPORARY TABLE IF NOT EXISTS temp_read_current (
-  zoid BIGINT NOT NULL PRIMARY KEY,
-  tid BIGINT NOT NULL
+  zoid BIGINT NOT NULL,
+  tid BIGINT NOT NULL,
+  PRIMARY KEY (zoid, tid)
 ) ENGINE = {TEMP_ENGINE};
 -- JSON mirror entries on their way into object_json (relstore_json_mirror_write): a
 -- decoded row (state set), an undecodable state (message set) or a removal (neither).

@@ -47,16 +47,16 @@ BEGIN
       RETURN;
     END IF;
   END IF;
-  IF p_check_conflicts THEN
-    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-    -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
-    -- belong to this transaction), except the root, which no allocator hands out: two
-    -- processes creating it on an empty database at once (ZODB's DB() does) would both
-    -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-    PERFORM count(pg_advisory_xact_lock(s.zoid))
-      FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-            WHERE t.prev_tid <> 0 OR t.zoid = 0 ORDER BY t.zoid) s;
-  END IF;
+  -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+  -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
+  -- belong to this transaction), except the root, which no allocator hands out: two
+  -- processes creating it on an empty database at once (ZODB's DB() does) would both
+  -- commit, the second overwriting the first; locked, the second finds it and conflicts.
+  -- A restore (no conflict checks, every prev_tid 0) locks all its objects: it checks
+  -- nothing, but must wait for a transaction that voted a change or a readCurrent of one.
+  PERFORM count(pg_advisory_xact_lock(s.zoid))
+    FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+          WHERE t.prev_tid <> 0 OR t.zoid = 0 OR NOT p_check_conflicts ORDER BY t.zoid) s;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
       IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
@@ -121,16 +121,16 @@ BEGIN
       RETURN;
     END IF;
   END IF;
-  IF p_check_conflicts THEN
-    -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-    -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
-    -- belong to this transaction), except the root, which no allocator hands out: two
-    -- processes creating it on an empty database at once (ZODB's DB() does) would both
-    -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-    PERFORM count(pg_advisory_xact_lock(s.zoid))
-      FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-            WHERE t.prev_tid <> 0 OR t.zoid = 0 ORDER BY t.zoid) s;
-  END IF;
+  -- One statement for all the locks; the sorted subquery is evaluated first, so they are
+  -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
+  -- belong to this transaction), except the root, which no allocator hands out: two
+  -- processes creating it on an empty database at once (ZODB's DB() does) would both
+  -- commit, the second overwriting the first; locked, the second finds it and conflicts.
+  -- A restore (no conflict checks, every prev_tid 0) locks all its objects: it checks
+  -- nothing, but must wait for a transaction that voted a change or a readCurrent of one.
+  PERFORM count(pg_advisory_xact_lock(s.zoid))
+    FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+          WHERE t.prev_tid <> 0 OR t.zoid = 0 OR NOT p_check_conflicts ORDER BY t.zoid) s;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
       IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN

@@ -41,6 +41,8 @@ struct PollResult {
   std::optional<std::vector<std::pair<Oid, Tid>>> changes;
   // The JSON mirror's mode, when the dialect reads it along with the poll.
   std::optional<MirrorMode> mirror_mode;
+  // The mark the poll read (backend/deletion_mark.h), where the dialect reads one.
+  std::optional<Tid> mark;
 };
 
 // A connection whose read transaction is an instance's snapshot.

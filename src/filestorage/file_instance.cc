@@ -211,7 +211,7 @@ void FileInstance::store(Oid oid, std::optional<Tid> serial, const Bytes& data,
   require_writable();
   check_txn(txn, Phase::begun, "store");
   add_record(oid, data);
-  checks_.push_back({oid, serial.value_or(Tid(0)), Check::store});
+  add_write_check({oid, serial.value_or(Tid(0)), Check::store});
 }
 
 void FileInstance::restore(Oid oid, Tid serial, const std::optional<Bytes>& data,
@@ -241,7 +241,13 @@ void FileInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData&
   require_writable();
   check_txn(txn, Phase::begun, "delete_object");
   add_record(oid, std::nullopt);
-  checks_.push_back({oid, serial, Check::remove});
+  add_write_check({oid, serial, Check::remove});
+}
+
+void FileInstance::add_write_check(const SerialCheck& check) {
+  // An object written twice in one transaction is one record, checked (and resolved) once
+  // against the serial it was first written with, as on the database backends.
+  if (write_checked_.insert(check.oid).second) checks_.push_back(check);
 }
 
 void FileInstance::check_serials() {
@@ -324,6 +330,7 @@ void FileInstance::reset_txn() noexcept {
   record_index_.clear();
   resolved_.clear();
   checks_.clear();
+  write_checked_.clear();
 }
 
 }  // namespace relstore::fs

@@ -96,6 +96,8 @@ class FileInstance : public StorageInstance {
     Check kind;
   };
   std::vector<SerialCheck> checks_;
+  std::unordered_set<Oid> write_checked_;  // objects with a store or remove check
+  void add_write_check(const SerialCheck& check);
 };
 
 }  // namespace relstore::fs

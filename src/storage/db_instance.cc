@@ -76,6 +76,10 @@ void DbInstance::restart_snapshot() {
   }
   in_snapshot_ = true;
   if (r.mirror_mode) storage_.note_mirror_mode(*r.mirror_mode);
+  // The storage empties its cache when the mark moved (for instances that began after the
+  // move too). This snapshot's generation stays the one taken before it: concurrent polls
+  // may straddle the move, and one from before it must not fill the new generation.
+  storage_.note_poll_mark(r.mark);
   if (r.changes) {
     for (const auto& [oid, tid] : *r.changes) {
       if (own_commits_.count(tid)) continue;  // our own commit: the cache already has it
@@ -369,8 +373,15 @@ std::vector<Oid> DbInstance::tpc_vote(const TransactionMetaData& txn) {
       if (r.state) r.md5 = md5_hex(*r.state);
     }
   }
-  std::sort(read_current_.begin(), read_current_.end(),
-            [](const auto& a, const auto& b) { return a.oid < b.oid; });
+  // One check per (object, serial): the same read twice is checked once.
+  std::sort(read_current_.begin(), read_current_.end(), [](const auto& a, const auto& b) {
+    return a.oid != b.oid ? a.oid < b.oid : a.serial < b.serial;
+  });
+  read_current_.erase(std::unique(read_current_.begin(), read_current_.end(),
+                                  [](const auto& a, const auto& b) {
+                                    return a.oid == b.oid && a.serial == b.serial;
+                                  }),
+                      read_current_.end());
 
   std::vector<Oid> resolved;
   try {

@@ -64,6 +64,13 @@ void DbStorage::give_back(std::unique_ptr<backend::StoreConnection> conn) {
   pool_.push_back(std::move(conn));
 }
 
+void DbStorage::note_poll_mark(std::optional<Tid> mark) {
+  if (!mark) return;
+  std::lock_guard lock(mark_mu_);
+  if (cache_mark_ && *cache_mark_ != *mark) cache_.clear();
+  cache_mark_ = mark;
+}
+
 Oid DbStorage::new_oid() {
   if (options_.read_only) throw ReadOnlyError();
   std::lock_guard lock(oid_mu_);

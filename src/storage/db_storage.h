@@ -94,6 +94,11 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
     mirror_in_commit_.store(mode == MirrorMode::in_commit, std::memory_order_relaxed);
   }
 
+  // Every poll's mark: when it differs from the one the state cache was filled under (a
+  // zap, a history replaced, history-free deletions), the cache starts a new generation,
+  // even for an instance whose first poll this is and which has nothing to compare with.
+  void note_poll_mark(std::optional<Tid> mark);
+
   void count_hit() { hits_.fetch_add(1, std::memory_order_relaxed); }
   void count_miss() { misses_.fetch_add(1, std::memory_order_relaxed); }
   void count_commit() { commits_.fetch_add(1, std::memory_order_relaxed); }
@@ -116,6 +121,9 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
 
   std::atomic<uint64_t> hits_{0}, misses_{0}, commits_{0};
   std::atomic<bool> mirror_in_commit_{false};
+
+  std::mutex mark_mu_;
+  std::optional<Tid> cache_mark_;  // the poll mark the cache's content was read under
 };
 
 }  // namespace relstore

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <future>
 #include <limits>
 #include <set>
 #include <thread>
@@ -594,6 +595,71 @@ TEST_P(CommitBasics, StaleReadCurrentRaisesReadConflictError) {
   inst_->tpc_abort(txn);
   inst_->poll_invalidations();
   EXPECT_THROW(inst_->load(Oid(2)), POSKeyError);
+}
+
+// The same object read with readCurrent twice: at its current serial the transaction
+// commits (MySQL failed on a duplicate key), and when one of the two serials is stale it
+// is a ReadConflictError.
+TEST_P(CommitBasics, ReadCurrentTwiceOfOneObject) {
+  const Tid t1 = create(1, "v1");
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->check_current_serial(Oid(1), t1, txn);
+  inst_->check_current_serial(Oid(1), t1, txn);
+  inst_->store(Oid(2), std::nullopt, "depends on 1", txn);
+  inst_->tpc_vote(txn);
+  inst_->tpc_finish(txn);
+  const Tid t2 = commit(*inst_, {{1, "v2"}}, {{1, t1}});
+  TransactionMetaData stale{"", "", ""};
+  inst_->tpc_begin(stale);
+  inst_->check_current_serial(Oid(1), t2, stale);
+  inst_->check_current_serial(Oid(1), t1, stale);
+  inst_->store(Oid(3), std::nullopt, "depends on 1", stale);
+  EXPECT_THROW(inst_->tpc_vote(stale), ReadConflictError);
+  inst_->tpc_abort(stale);
+}
+
+// Lines 3 and 11: a restore checks no serials, but it must still wait for a transaction
+// that voted a change of its object, or a readCurrent of it, to finish; otherwise it
+// slips in between that vote and its finish (PostgreSQL took no lock for a restore).
+TEST_P(CommitBasics, ARestoreWaitsForATransactionThatVotedOnItsObject) {
+  using namespace std::chrono_literals;
+  for (const bool read_current : {false, true}) {
+    SCOPED_TRACE(read_current ? "readCurrent" : "store");
+    const Tid t1 = create(read_current ? 10 : 20, "v1");
+    const Oid oid(read_current ? 10 : 20);
+    auto writer = storage_->new_instance();
+    TransactionMetaData w{"", "", ""};
+    writer->tpc_begin(w);
+    if (read_current) {
+      writer->check_current_serial(oid, t1, w);
+      writer->store(Oid(oid.value() + 1), std::nullopt, "depends on it", w);
+    } else {
+      writer->store(oid, t1, "written", w);
+    }
+    writer->tpc_vote(w);
+    // Far enough ahead that it still comes after the writer's TID.
+    const Tid later = TimeStamp(2999, 1, read_current ? 2 : 1, 0, 0, 0).tid();
+    auto restorer = storage_->new_instance();
+    auto restored = std::async(std::launch::async, [&] {
+      TransactionMetaData txn{"", "", ""};
+      restorer->tpc_begin(txn, later);
+      try {
+        restorer->restore(oid, later, std::string("restored"), txn);
+        restorer->tpc_vote(txn);
+        return restorer->tpc_finish(txn);
+      } catch (...) {
+        restorer->tpc_abort(txn);
+        throw;
+      }
+    });
+    EXPECT_EQ(restored.wait_for(500ms), std::future_status::timeout)
+        << "the restore committed while another transaction had voted on its object";
+    const Tid written = writer->tpc_finish(w);
+    EXPECT_EQ(restored.get(), later);
+    EXPECT_LT(written, later);
+    EXPECT_EQ(reopen()->new_instance()->load(oid).data, "restored");
+  }
 }
 
 TEST_P(CommitBasics, CurrentReadCurrentCommits) {

@@ -44,6 +44,21 @@ TEST_P(ConflictResolution, AResolverThatMergesMakesTheMergedStateStored) {
   EXPECT_EQ(fresh->load(Oid(1)).data, "18");
 }
 
+// An object stored twice in one transaction is one record: the first serial, the last
+// state, resolved once and reported once (the file backend resolved it once per store).
+TEST_P(ConflictResolution, AnObjectStoredTwiceIsResolvedOnce) {
+  storage_->set_conflict_resolver(merge_counters);
+  const Tid t1 = create(1, "10");
+  commit(*storage_->new_instance(), {{1, "11"}}, {{1, t1}});  // +1
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->store(Oid(1), t1, "12", txn);
+  inst_->store(Oid(1), t1, "13", txn);  // +3, the state that counts
+  EXPECT_EQ(inst_->tpc_vote(txn), std::vector<Oid>{Oid(1)});
+  inst_->tpc_finish(txn);
+  EXPECT_EQ(reopen()->new_instance()->load(Oid(1)).data, "14");
+}
+
 TEST_P(ConflictResolution, ResolvedObjectsAreReportedOnlyWhenResolved) {
   storage_->set_conflict_resolver(merge_counters);
   const Tid t1 = create(1, "1");
