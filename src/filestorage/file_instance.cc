@@ -293,10 +293,21 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   check_txn(txn, Phase::voted, "tpc_finish");
   // Read before the commit: a zap between the two then shows as one at the next poll.
   const uint64_t generation = storage_.generation();
+  // A callback that throws does so after the commit is durable: the commit is then
+  // recorded as this instance's like any other, and the error passed on after.
+  std::exception_ptr callback_error;
+  const auto callback = [&](Tid tid) {
+    if (!on_tid) return;
+    try {
+      on_tid(tid);
+    } catch (...) {
+      callback_error = std::current_exception();
+    }
+  };
   try {
     const FileStorage::Staged staged = std::move(*staged_);
     staged_.reset();  // published or, when that fails, truncated away by publish
-    storage_.publish(staged, records_, on_tid);
+    storage_.publish(staged, records_, callback);
   } catch (...) {
     reset_txn();
     throw;
@@ -311,6 +322,7 @@ Tid FileInstance::tpc_finish(const TransactionMetaData& txn,
   // (and whatever others committed meanwhile, which the next poll still reports).
   in_snapshot_ = false;
   reset_txn();
+  if (callback_error) std::rethrow_exception(callback_error);
   return tid;
 }
 

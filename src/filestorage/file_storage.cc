@@ -81,7 +81,8 @@ void FileStorage::check_open() const {
 }
 
 void FileStorage::require_writable() const {
-  if (!file_) {
+  // The option, not file_: close() moves file_ out under mu_, which callers may not hold.
+  if (options_.read_only) {
     throw ReadOnlyError("FileStorage " + path_ +
                         " is open read-only (open it for writing to change it)");
   }
@@ -277,6 +278,7 @@ std::optional<std::vector<Oid>> FileStorage::changes_since(
 Oid FileStorage::new_oid() {
   require_writable();
   std::unique_lock lock(mu_);
+  check_open();
   // Zero only after the largest OID: the next would be the root's.
   if (next_oid_ == 0) throw StorageError(path_ + ": no OIDs left (the file holds the largest)");
   return Oid(next_oid_++);

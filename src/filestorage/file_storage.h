@@ -39,7 +39,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   std::string name() const override { return path_; }
   std::string sort_key() const override { return path_; }
   std::string identity() override { return path_identity("file", path_); }
-  bool is_read_only() const override { return file_ == nullptr; }
+  bool is_read_only() const override { return options_.read_only; }
   bool keep_history() const override { return true; }
   uint64_t len() override;
   uint64_t size() override;

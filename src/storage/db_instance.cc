@@ -114,6 +114,19 @@ void DbInstance::restart_snapshot() {
   snapshot_tid_ = r.last_tid;
 }
 
+// An adapter's iterator uses its adapter (connection settings, the round-trip counter):
+// it keeps the storage alive, as instances do, and goes before it.
+class DbInstance::OwningIterator : public TransactionIterator {
+ public:
+  OwningIterator(std::shared_ptr<DbStorage> owner, std::unique_ptr<TransactionIterator> inner)
+      : owner_(std::move(owner)), inner_(std::move(inner)) {}
+  bool next(TransactionRecord& out) override { return inner_->next(out); }
+
+ private:
+  std::shared_ptr<DbStorage> owner_;  // declared first: destroyed after inner_
+  std::unique_ptr<TransactionIterator> inner_;
+};
+
 void DbInstance::forget_cached_states() {
   storage_.cache().clear();
   cache_generation_ = storage_.cache().generation();
@@ -238,7 +251,7 @@ std::unique_ptr<TransactionIterator> DbInstance::iterator(std::optional<Tid> sta
   // The iterator takes its snapshot when it opens: not while a commit of this storage is
   // between its COMMIT and its finish callback (line 8), as for polls.
   const auto visible = storage_.see_commits();
-  return storage_.adapter().open_iterator(start, stop);
+  return std::make_unique<OwningIterator>(owner_, storage_.adapter().open_iterator(start, stop));
 }
 
 std::optional<RecordIterResult> DbInstance::record_iternext(std::optional<Oid> next) {

@@ -70,6 +70,7 @@ class DbInstance : public StorageInstance {
   void note_known(Oid oid, Tid tid);
   // Empties the shared state cache and reads on in its new generation.
   void forget_cached_states();
+  class OwningIterator;
 
   std::shared_ptr<DbStorage> owner_;
   DbStorage& storage_;

@@ -49,6 +49,7 @@ StorageStats DbStorage::stats() const {
 std::unique_ptr<backend::StoreConnection> DbStorage::borrow_store() {
   {
     std::lock_guard lock(pool_mu_);
+    check_open();
     if (!pool_.empty()) {
       auto conn = std::move(pool_.back());
       pool_.pop_back();
@@ -61,6 +62,7 @@ std::unique_ptr<backend::StoreConnection> DbStorage::borrow_store() {
 void DbStorage::give_back(std::unique_ptr<backend::StoreConnection> conn) {
   if (!conn || !conn->healthy()) return;  // a broken connection is dropped; the next one is new
   std::lock_guard lock(pool_mu_);
+  if (closed_) return;  // a commit that was running at close(): its session ends here
   pool_.push_back(std::move(conn));
 }
 
@@ -73,6 +75,10 @@ void DbStorage::note_poll_mark(std::optional<Tid> mark) {
 
 Oid DbStorage::new_oid() {
   if (options_.read_only) throw ReadOnlyError();
+  {
+    std::lock_guard lock(pool_mu_);
+    check_open();
+  }
   std::lock_guard lock(oid_mu_);
   if (free_oids_.empty()) {
     auto conn = borrow_store();
@@ -121,7 +127,12 @@ void DbStorage::zap_all() {
 
 void DbStorage::close() {
   std::lock_guard lock(pool_mu_);
+  closed_ = true;
   pool_.clear();
+}
+
+void DbStorage::check_open() const {
+  if (closed_) throw StorageError(adapter_->describe() + " is closed");
 }
 
 }  // namespace relstore

@@ -114,6 +114,8 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<backend::StoreConnection>> pool_;
+  bool closed_ = false;     // under pool_mu_: no new store connections, none pooled again
+  void check_open() const;  // caller holds pool_mu_
 
   std::mutex oid_mu_;
   std::vector<Oid> free_oids_;  // allocated and not handed out yet, descending

@@ -6,6 +6,7 @@
 #include <future>
 #include <limits>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "conformance/fixture.h"
@@ -394,6 +395,31 @@ TEST_P(CommitBasics, AFinishCallbackMayReadFromTheStorage) {
   EXPECT_TRUE(read_by_callback == "old" || read_by_callback == "new") << read_by_callback;
   other->poll_invalidations();
   EXPECT_EQ(other->load(Oid(1)).data, "new");
+}
+
+// A callback that throws does so after the commit is durable: the error reaches the
+// caller, and the instance counts the commit as its own (the file backend skipped that and
+// kept reading its old snapshot).
+TEST_P(CommitBasics, ACallbackThatThrowsLeavesTheCommitRecorded) {
+  create(5, "before");  // not the first transaction, whose own commit moves the poll mark
+  inst_->poll_invalidations();
+  TransactionMetaData txn{"", "", ""};
+  inst_->tpc_begin(txn);
+  inst_->store(Oid(1), std::nullopt, "committed", txn);
+  inst_->tpc_vote(txn);
+  Tid seen;
+  EXPECT_THROW(inst_->tpc_finish(txn,
+                                 [&](Tid tid) {
+                                   seen = tid;
+                                   throw std::runtime_error("callback");
+                                 }),
+               std::runtime_error);
+  EXPECT_EQ(inst_->last_transaction(), seen);
+  EXPECT_EQ(inst_->load(Oid(1)).data, "committed");
+  const auto polled = inst_->poll_invalidations();
+  ASSERT_TRUE(polled);
+  EXPECT_TRUE(polled->empty()) << "its own commit listed as another's";
+  EXPECT_GT(commit(*inst_, {{2, "next"}}), seen);
 }
 
 // Callbacks nest: one that commits to another storage whose own callback reads from the

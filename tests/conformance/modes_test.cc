@@ -46,6 +46,40 @@ TEST_P(ModesAndDurability, AfterCloseAndReopenEveryObjectLoadsIdenticalBytes) {
   }
 }
 
+// A closed storage takes no more work: new OIDs and commits are refused with a
+// StorageError (the database backends opened and pooled new server sessions after close).
+TEST_P(ModesAndDurability, AClosedStorageRefusesNewWork) {
+  create(1, "v1");
+  storage_->close();
+  EXPECT_THROW(inst_->new_oid(), StorageError);
+  TransactionMetaData txn{"", "", ""};
+  EXPECT_THROW(
+      {
+        inst_->tpc_begin(txn);
+        inst_->store(Oid(2), std::nullopt, "after close", txn);
+        inst_->tpc_vote(txn);
+        inst_->tpc_finish(txn);
+      },
+      StorageError);
+  inst_->tpc_abort(txn);
+  EXPECT_THROW(reopen()->new_instance()->load(Oid(2)), POSKeyError);
+}
+
+// An iterator, like an instance, keeps what it reads from alive: it outlives the handle
+// of the storage it came from (the PostgreSQL and MySQL ones used the freed adapter).
+TEST_P(ModesAndDurability, AnIteratorOutlivesItsStorageHandle) {
+  create(1, "v1");
+  auto st = reopen();
+  auto inst = st->new_instance();
+  auto it = inst->iterator(std::nullopt, std::nullopt);
+  inst.reset();
+  st.reset();
+  TransactionRecord rec;
+  ASSERT_TRUE(it->next(rec));
+  EXPECT_FALSE(it->next(rec));
+  it.reset();
+}
+
 // Line 32 with more than one transaction: revisions, a deletion, a large OID and an
 // empty commit, all read back by a storage opened anew (not this process's own handle).
 TEST_P(ModesAndDurability, AfterCloseAndReopenHistoryDeletionsAndTheAllocatorAreKept) {
