@@ -52,11 +52,16 @@ BEGIN
   -- belong to this transaction), except the root, which no allocator hands out: two
   -- processes creating it on an empty database at once (ZODB's DB() does) would both
   -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-  -- A restore (no conflict checks, every prev_tid 0) locks all its objects: it checks
-  -- nothing, but must wait for a transaction that voted a change or a readCurrent of one.
+  -- A restore (no conflict checks, every prev_tid 0) locks those of its objects that
+  -- exist: it checks nothing, but must wait for a transaction that voted a change or a
+  -- readCurrent of one, which only existing objects can have. (Not all of them: a restore
+  -- of tens of thousands of new objects would fill the server's lock table.)
   PERFORM count(pg_advisory_xact_lock(s.zoid))
     FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-          WHERE t.prev_tid <> 0 OR t.zoid = 0 OR NOT p_check_conflicts ORDER BY t.zoid) s;
+          WHERE t.prev_tid <> 0 OR t.zoid = 0
+             OR (NOT p_check_conflicts
+                 AND EXISTS (SELECT 1 FROM current_object x WHERE x.zoid = t.zoid))
+          ORDER BY t.zoid) s;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
       IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
@@ -126,11 +131,16 @@ BEGIN
   -- belong to this transaction), except the root, which no allocator hands out: two
   -- processes creating it on an empty database at once (ZODB's DB() does) would both
   -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-  -- A restore (no conflict checks, every prev_tid 0) locks all its objects: it checks
-  -- nothing, but must wait for a transaction that voted a change or a readCurrent of one.
+  -- A restore (no conflict checks, every prev_tid 0) locks those of its objects that
+  -- exist: it checks nothing, but must wait for a transaction that voted a change or a
+  -- readCurrent of one, which only existing objects can have. (Not all of them: a restore
+  -- of tens of thousands of new objects would fill the server's lock table.)
   PERFORM count(pg_advisory_xact_lock(s.zoid))
     FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-          WHERE t.prev_tid <> 0 OR t.zoid = 0 OR NOT p_check_conflicts ORDER BY t.zoid) s;
+          WHERE t.prev_tid <> 0 OR t.zoid = 0
+             OR (NOT p_check_conflicts
+                 AND EXISTS (SELECT 1 FROM object_state x WHERE x.zoid = t.zoid))
+          ORDER BY t.zoid) s;
   IF cardinality(p_read_oids) > 0 THEN
     FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
       IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN

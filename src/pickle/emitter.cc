@@ -20,6 +20,7 @@ namespace {
 struct StackBounds {
   const char* low = nullptr;
   const char* floor = nullptr;  // the lowest frame address the emitter recurses to
+  const char* high = nullptr;
 };
 
 const StackBounds& stack_bounds() {
@@ -32,6 +33,7 @@ const StackBounds& stack_bounds() {
       if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
         out.low = static_cast<const char*>(addr);
         out.floor = out.low + std::min<size_t>(64 * 1024, size / 4);
+        out.high = out.low + size;
       }
       pthread_attr_destroy(&attr);
     }
@@ -40,12 +42,19 @@ const StackBounds& stack_bounds() {
   return bounds;
 }
 
-// True when the current frame is near the end of the thread's stack. A frame outside the
-// thread's stack (a coroutine or fiber running on a stack of its own) is not judged.
-bool stack_nearly_full() {
+// On a stack other than the thread's (a coroutine or fiber), whose size is unknown, the
+// writer may go this far below where the decode began: nesting a record would have to be
+// hostile to need it (lists take about 160 bytes a level, instances up to 500).
+constexpr size_t kForeignStackBudget = 48 * 1024;
+
+// True when the current frame is near the end of the thread's stack or, on a stack of
+// its own, past the budget below `entry` (the frame the decode began in).
+bool stack_nearly_full(const char* entry) {
   const StackBounds& b = stack_bounds();
   const char* frame = static_cast<const char*>(__builtin_frame_address(0));
-  return frame >= b.low && frame < b.floor;
+  const bool on_thread_stack = frame >= b.low && frame < b.high;
+  if (on_thread_stack) return frame < b.floor;
+  return entry > frame && static_cast<size_t>(entry - frame) > kForeignStackBudget;
 }
 
 // Sort classes of rendered JSON values, by their first character.
@@ -95,6 +104,7 @@ bool member_less(std::string_view x, std::string_view y) {
 }  // namespace
 
 void Emitter::state(NodeId root, BTreeKind btree) {
+  entry_frame_ = static_cast<const char*>(__builtin_frame_address(0));
   const size_t start = out_.size();
   s_.big_decimals.clear();
   new_targets_ = false;
@@ -240,7 +250,7 @@ void Emitter::container(NodeId id, unsigned depth) {
   if (depth >= kPickleMaxDepth) fault("values nested deeper than 1000 levels");
   // Each level is a few frames of recursion, up to about 500 bytes through instances: a
   // thread with a small stack can run out within the depth limit.
-  if (stack_nearly_full()) fault("values nested too deeply for this thread's stack");
+  if (stack_nearly_full(entry_frame_)) fault("values nested too deeply for this thread's stack");
   if (n.flags & kOnPath) {
     // The value contains itself: refer to it by an id its first writing will carry.
     if (!(n.flags & kHasId)) {

@@ -107,6 +107,9 @@ class Emitter {
   // Bytes of set text rewritten after sorting: nested sets rewrite their members' text
   // once per level, which the output limit alone does not bound.
   size_t sort_work_ = 0;
+  // The frame state() began in: on a stack that is not the thread's, the recursion's
+  // budget is counted from it.
+  const char* entry_frame_ = nullptr;
   uint32_t pos_ = 0;
   uint32_t next_cycle_id_ = 0;
   bool new_targets_ = false;

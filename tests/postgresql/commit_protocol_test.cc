@@ -431,6 +431,26 @@ TEST(PostgresqlTids, ARestoreOvertakenBetweenVoteAndFinishIsRefused) {
   }
 }
 
+// A restore locks only those of its objects that exist (which another transaction can
+// hold): one advisory lock per record of a restore of 40,000 new objects overflowed the
+// server's lock table ("out of shared memory").
+TEST(PostgresqlLocks, ARestoreOfManyNewObjectsFitsTheLockTable) {
+  RELSTORE_NEED_POSTGRESQL();
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "locks_restore_hp" : "locks_restore_hf");
+    auto st = open_storage(db.uri(hp ? "history=preserving" : "history=free"));
+    auto inst = st->new_instance();
+    const Tid tid = TimeStamp(2020, 1, 1, 0, 0, 0).tid();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn, tid);
+    for (uint64_t oid = 1; oid <= 40000; ++oid) inst->restore(Oid(oid), tid, "r", txn);
+    inst->tpc_vote(txn);
+    EXPECT_EQ(inst->tpc_finish(txn), tid);
+    EXPECT_EQ(st->new_instance()->load(Oid(40000)).data, "r");
+  }
+}
+
 // The TID comes from the server's clock.
 TEST(PostgresqlTids, CommitTidsFollowTheServerClock) {
   RELSTORE_NEED_POSTGRESQL();
