@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <set>
 
+#include "adapters/sqlite/bulk_lock.h"
 #include "adapters/sqlite/oid_allocator.h"
 #include "embedded_sql.h"
 #include "relstore/errors.h"
@@ -145,8 +146,9 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
       !tables.count("relstore_schema") ||
       db.query_int("SELECT COUNT(*) FROM commit_row_lock WHERE tid = 0") == 0;
   // Every writable open makes sure of WAL mode, which a bulk load interrupted by a crash
-  // may have left switched off (bulk_loader.h).
-  if (may_create) db.exec("PRAGMA journal_mode = WAL");
+  // may have left switched off (bulk_loader.h); not while a load runs, which switches it
+  // back itself when it ends.
+  if (may_create && !BulkLock::held(loc)) db.exec("PRAGMA journal_mode = WAL");
   if (may_create && needs_adoption) {
     db.exec("BEGIN IMMEDIATE");
     try {
