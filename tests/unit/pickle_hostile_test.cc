@@ -152,6 +152,12 @@ std::string decode_on_coroutine(const std::string& rec, size_t stack_bytes) {
 }
 
 TEST(PickleHostile, ADecodeOnACoroutinesOwnStackWorks) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan warns that it does not support swapcontext and that false reports may follow;
+  // they did (a stack-buffer-overflow inside its own stack bookkeeping). The plain build
+  // runs this test in CI.
+  GTEST_SKIP() << "AddressSanitizer does not support makecontext/swapcontext";
+#endif
   EXPECT_EQ(decode_on_coroutine(record("]]]aa"), 1 << 20), "decoded");
   std::string ops;
   for (int i = 0; i < 999; ++i) {
