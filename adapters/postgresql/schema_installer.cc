@@ -76,12 +76,17 @@ bool functions_current(const Inspection& seen, bool keep_history) {
 // Installs the functions whose text changed. CREATE OR REPLACE keeps a function's identity,
 // so sessions using it are not disturbed. A new signature creates an overload beside the
 // old one, which processes of the previous version keep calling (never dropped here).
-void install_functions(Conn& conn, const Inspection& seen, bool keep_history,
-                       const std::string& where) {
-  // All checked before any is replaced: a newer relstore's functions stay as they are.
+// Throws when any installed function comes from a newer relstore, before anything is
+// replaced: a newer relstore's functions stay as they are.
+void check_functions_not_newer(const Inspection& seen, const std::string& where) {
   for (const auto& [name, comment] : seen.checksums) {
     check_server_code_not_newer(name, comment, where);
   }
+}
+
+void install_functions(Conn& conn, const Inspection& seen, bool keep_history,
+                       const std::string& where) {
+  check_functions_not_newer(seen, where);
   for (const auto& name : function_names()) {
     const std::string checksum = checksum_of(name, keep_history);
     auto it = seen.checksums.find(name);
@@ -230,9 +235,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                           seen.version < newest || !functions_current(seen, keep_history);
   if (may_change && needs_work) {
     // Before the transaction too, so that the refusal is not reported as a failed upgrade.
-    for (const auto& [name, comment] : seen.checksums) {
-      check_server_code_not_newer(name, comment, db);
-    }
+    check_functions_not_newer(seen, db);
     in_schema_transaction(*conn, "upgrading the schema of " + db, [&] {
       seen = inspect(*conn);
       // Again under the lock: a newer relstore may have upgraded the schema meanwhile,

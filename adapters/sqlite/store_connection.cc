@@ -165,8 +165,7 @@ Tid SqliteStoreConnection::last_finished_tid() {
 }
 
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
-  Tid tid;
-  tid = req.forced_tid ? *req.forced_tid : next_tid(req.now, last_finished_tid());
+  const Tid tid = req.forced_tid ? *req.forced_tid : next_tid(req.now, last_finished_tid());
   if (loc_.keep_history) {
     Stmt& s = db_->prepared(kInsertTransaction);
     StmtScope scope(s);

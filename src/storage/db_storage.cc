@@ -75,10 +75,7 @@ void DbStorage::note_poll_mark(std::optional<Tid> mark) {
 
 Oid DbStorage::new_oid() {
   if (options_.read_only) throw ReadOnlyError();
-  {
-    std::lock_guard lock(pool_mu_);
-    check_open();
-  }
+  check_open();
   std::lock_guard lock(oid_mu_);
   if (free_oids_.empty()) {
     auto conn = borrow_store();

@@ -1,6 +1,7 @@
 // Storage over a database adapter: the shared part of every SQL backend.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -114,8 +115,9 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
 
   std::mutex pool_mu_;
   std::vector<std::unique_ptr<backend::StoreConnection>> pool_;
-  bool closed_ = false;     // under pool_mu_: no new store connections, none pooled again
-  void check_open() const;  // caller holds pool_mu_
+  // Set under pool_mu_, so that no connection is pooled after close(); read anywhere.
+  std::atomic<bool> closed_{false};
+  void check_open() const;
 
   std::mutex oid_mu_;
   std::vector<Oid> free_oids_;  // allocated and not handed out yet, descending
