@@ -13,6 +13,21 @@ SqliteLoadConnection::SqliteLoadConnection(const Location& loc, backend::Adapter
 
 SqliteLoadConnection::~SqliteLoadConnection() { end_snapshot(); }
 
+template <class Read>
+auto SqliteLoadConnection::read(Read&& body) -> decltype(body()) {
+  if (snapshot_lost_) {
+    throw StorageError("the read snapshot of " + db_->path() +
+                       " ended after an earlier error; poll (sync) for a new one");
+  }
+  const bool in_snapshot = db_->in_transaction();
+  try {
+    return body();
+  } catch (...) {
+    if (in_snapshot && !db_->in_transaction()) snapshot_lost_ = true;
+    throw;
+  }
+}
+
 backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> since) {
   end_snapshot();
   db_->exec("BEGIN DEFERRED");
@@ -56,72 +71,85 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
 
 void SqliteLoadConnection::end_snapshot() noexcept {
   if (db_) db_->rollback_quietly();  // nothing to undo in a read transaction
+  snapshot_lost_ = false;
 }
 
 std::optional<backend::StateRow> SqliteLoadConnection::load_current(Oid oid) {
-  Stmt& s = db_->prepared(q_.load_current);
-  StmtScope scope(s);
-  s.bind(1, oid.sql());
-  if (!s.step()) return std::nullopt;
-  return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+  return read([&]() -> std::optional<backend::StateRow> {
+    Stmt& s = db_->prepared(q_.load_current);
+    StmtScope scope(s);
+    s.bind(1, oid.sql());
+    if (!s.step()) return std::nullopt;
+    return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+  });
 }
 
 std::optional<backend::StateRow> SqliteLoadConnection::load_revision(Oid oid, Tid tid) {
-  Stmt& s = db_->prepared(kLoadRevision);
-  StmtScope scope(s);
-  s.bind(1, oid.sql()).bind(2, tid.sql());
-  if (!s.step()) return std::nullopt;
-  return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+  return read([&]() -> std::optional<backend::StateRow> {
+    Stmt& s = db_->prepared(kLoadRevision);
+    StmtScope scope(s);
+    s.bind(1, oid.sql()).bind(2, tid.sql());
+    if (!s.step()) return std::nullopt;
+    return backend::StateRow{Tid::from_sql(s.int64(0)), s.optional_blob(1)};
+  });
 }
 
 std::optional<backend::BeforeRow> SqliteLoadConnection::load_before(Oid oid, Tid tid) {
-  Stmt& s = db_->prepared(q_.load_before);
-  StmtScope scope(s);
-  s.bind(1, oid.sql()).bind(2, tid.sql());
-  if (!s.step()) return std::nullopt;
-  backend::BeforeRow r{Tid::from_sql(s.int64(0)), s.optional_blob(1), std::nullopt};
-  if (!s.is_null(2)) r.end = Tid::from_sql(s.int64(2));
-  return r;
+  return read([&]() -> std::optional<backend::BeforeRow> {
+    Stmt& s = db_->prepared(q_.load_before);
+    StmtScope scope(s);
+    s.bind(1, oid.sql()).bind(2, tid.sql());
+    if (!s.step()) return std::nullopt;
+    backend::BeforeRow r{Tid::from_sql(s.int64(0)), s.optional_blob(1), std::nullopt};
+    if (!s.is_null(2)) r.end = Tid::from_sql(s.int64(2));
+    return r;
+  });
 }
 
 bool SqliteLoadConnection::exists(Oid oid) {
-  Stmt& s = db_->prepared(kExists);
-  StmtScope scope(s);
-  s.bind(1, oid.sql());
-  return s.step();
+  return read([&] {
+    Stmt& s = db_->prepared(kExists);
+    StmtScope scope(s);
+    s.bind(1, oid.sql());
+    return s.step();
+  });
 }
 
 std::vector<HistoryEntry> SqliteLoadConnection::history(Oid oid, size_t size) {
-  Stmt& s = db_->prepared(q_.history);
-  StmtScope scope(s);
-  s.bind(1, oid.sql()).bind(2, static_cast<int64_t>(size));
-  std::vector<HistoryEntry> out;
-  while (s.step()) {
-    HistoryEntry e;
-    e.tid = Tid::from_sql(s.int64(0));
-    e.time = TimeStamp(e.tid).unix_time();
-    e.size = static_cast<uint64_t>(s.int64(1));
-    e.user = s.blob(2);
-    e.description = s.blob(3);
-    e.extension = s.blob(4);
-    out.push_back(std::move(e));
-  }
-  return out;
+  return read([&] {
+    Stmt& s = db_->prepared(q_.history);
+    StmtScope scope(s);
+    s.bind(1, oid.sql()).bind(2, static_cast<int64_t>(size));
+    std::vector<HistoryEntry> out;
+    while (s.step()) {
+      HistoryEntry e;
+      e.tid = Tid::from_sql(s.int64(0));
+      e.time = TimeStamp(e.tid).unix_time();
+      e.size = static_cast<uint64_t>(s.int64(1));
+      e.user = s.blob(2);
+      e.description = s.blob(3);
+      e.extension = s.blob(4);
+      out.push_back(std::move(e));
+    }
+    return out;
+  });
 }
 
 std::vector<std::pair<Oid, backend::StateRow>> SqliteLoadConnection::current_records(
     Oid from, std::optional<Tid> before, size_t limit) {
-  Stmt& s = db_->prepared(before ? q_.records_before : q_.current_records);
-  StmtScope scope(s);
-  s.bind(1, from.sql());
-  if (before) s.bind(2, before->sql());
-  s.bind(before ? 3 : 2, static_cast<int64_t>(limit));
-  std::vector<std::pair<Oid, backend::StateRow>> out;
-  while (s.step()) {
-    out.emplace_back(Oid::from_sql(s.int64(0)),
-                     backend::StateRow{Tid::from_sql(s.int64(1)), s.optional_blob(2)});
-  }
-  return out;
+  return read([&] {
+    Stmt& s = db_->prepared(before ? q_.records_before : q_.current_records);
+    StmtScope scope(s);
+    s.bind(1, from.sql());
+    if (before) s.bind(2, before->sql());
+    s.bind(before ? 3 : 2, static_cast<int64_t>(limit));
+    std::vector<std::pair<Oid, backend::StateRow>> out;
+    while (s.step()) {
+      out.emplace_back(Oid::from_sql(s.int64(0)),
+                       backend::StateRow{Tid::from_sql(s.int64(1)), s.optional_blob(2)});
+    }
+    return out;
+  });
 }
 
 }  // namespace relstore::sqlite

@@ -26,7 +26,15 @@ class SqliteLoadConnection : public backend::LoadConnection {
                                                                  size_t limit) override;
 
  private:
+  // Runs one read of the snapshot. SQLite ends the read transaction by itself after some
+  // errors (I/O); the reads after that would see the newest data, not the snapshot's, so
+  // they are refused until the next begin_snapshot, as PostgreSQL refuses statements after
+  // an error.
+  template <class Read>
+  auto read(Read&& body) -> decltype(body());
+
   std::unique_ptr<Db> db_;
+  bool snapshot_lost_ = false;
   const Queries& q_;
   bool keep_history_;
   bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion

@@ -120,11 +120,23 @@ class DbInstance::OwningIterator : public TransactionIterator {
  public:
   OwningIterator(std::shared_ptr<DbStorage> owner, std::unique_ptr<TransactionIterator> inner)
       : owner_(std::move(owner)), inner_(std::move(inner)) {}
-  bool next(TransactionRecord& out) override { return inner_->next(out); }
+  // Once a step has failed, the iterator is done for: its snapshot may be gone (SQLite ends
+  // a read transaction after an I/O error) and the adapters have already moved past the
+  // transaction that failed, so going on would skip it or read outside the snapshot.
+  bool next(TransactionRecord& out) override {
+    if (failed_) throw StorageError("an earlier step of this iterator failed; start a new one");
+    try {
+      return inner_->next(out);
+    } catch (...) {
+      failed_ = true;
+      throw;
+    }
+  }
 
  private:
   std::shared_ptr<DbStorage> owner_;  // declared first: destroyed after inner_
   std::unique_ptr<TransactionIterator> inner_;
+  bool failed_ = false;
 };
 
 void DbInstance::forget_cached_states() {
