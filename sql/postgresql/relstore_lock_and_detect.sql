@@ -6,10 +6,15 @@
 --   read_locked    a readCurrent object is locked by a transaction committing a change
 --   write          a modified object's committed TID differs from the writer's serial;
 --                  o_state carries the committed state for conflict resolution
--- Exclusive locks (pg_advisory_xact_lock(zoid), RelStorage's keys) are taken in OID order
--- and before the readCurrent shared locks, which are only tried: a transaction waits
--- only while it holds no shared lock, so readCurrent can never be part of a deadlock.
--- Objects created by this transaction (prev_tid 0) need no lock: their OIDs are new.
+-- The object locks are RelStorage's: row locks on the objects' current rows (current_object
+-- history-preserving, object_state history-free), FOR UPDATE for objects being modified
+-- and FOR SHARE NOWAIT for readCurrent, as its lock_objects_and_detect_conflicts takes
+-- them, so that a RelStorage process and relstore writing one database exclude each other.
+-- (RelStorage's locker also has advisory-lock queries, used only by its tests.) The
+-- exclusive locks are taken in OID order and before the shared ones, which never wait: a
+-- transaction waits only while it holds no shared lock, so readCurrent can never close a
+-- deadlock cycle among relstore processes. Objects created by this transaction (prev_tid
+-- 0) have no row to lock: their OIDs are new.
 -- The records have no statistics (arrays, or a temporary table, which is never analyzed),
 -- so a join with them may be planned as a hash join over all of object_state; the
 -- committed rows are looked up with correlated subqueries instead, one index probe per
@@ -47,28 +52,36 @@ BEGIN
       RETURN;
     END IF;
   END IF;
-  -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-  -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
-  -- belong to this transaction), except the root, which no allocator hands out: two
+  -- The creation of the root has no row to lock, and no allocator hands its OID out: two
   -- processes creating it on an empty database at once (ZODB's DB() does) would both
-  -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-  -- A restore (no conflict checks, every prev_tid 0) locks those of its objects that
-  -- exist: it checks nothing, but must wait for a transaction that voted a change or a
-  -- readCurrent of one, which only existing objects can have. (Not all of them: a restore
-  -- of tens of thousands of new objects would fill the server's lock table.)
-  PERFORM count(pg_advisory_xact_lock(s.zoid))
-    FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-          WHERE t.prev_tid <> 0 OR t.zoid = 0
-             OR (NOT p_check_conflicts
-                 AND EXISTS (SELECT 1 FROM current_object x WHERE x.zoid = t.zoid))
-          ORDER BY t.zoid) s;
+  -- commit, the second overwriting the first. relstore's processes lock its creation with
+  -- the advisory lock 0 (RelStorage's do not), so the second finds it and conflicts.
+  PERFORM pg_advisory_xact_lock(0)
+    FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+    WHERE t.zoid = 0 AND t.prev_tid = 0 LIMIT 1;
+  -- One statement for the row locks, taken in OID order (the rows are locked as the sort
+  -- hands them up). A restore (no conflict checks, every prev_tid 0) locks those of its
+  -- objects that exist: it checks nothing, but must wait for a transaction that voted a
+  -- change or a readCurrent of one.
+  PERFORM 1 FROM current_object c
+    WHERE c.zoid = ANY (ARRAY(
+      SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+      WHERE t.prev_tid <> 0 OR NOT p_check_conflicts))
+    ORDER BY c.zoid
+    FOR UPDATE;
   IF cardinality(p_read_oids) > 0 THEN
-    FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
-      IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
-        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
-        RETURN;
-      END IF;
-    END LOOP;
+    -- NOWAIT raises lock_not_available at the first row another transaction holds; the
+    -- block (a subtransaction) lets go of the shared locks it took, and v_zoid names the
+    -- object.
+    BEGIN
+      FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
+      LOOP
+        PERFORM 1 FROM current_object c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
+      END LOOP;
+    EXCEPTION WHEN lock_not_available THEN
+      RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+      RETURN;
+    END;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY
       SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA
@@ -126,28 +139,36 @@ BEGIN
       RETURN;
     END IF;
   END IF;
-  -- One statement for all the locks; the sorted subquery is evaluated first, so they are
-  -- taken in OID order. New objects are not locked (their OIDs come from zoid_seq and
-  -- belong to this transaction), except the root, which no allocator hands out: two
+  -- The creation of the root has no row to lock, and no allocator hands its OID out: two
   -- processes creating it on an empty database at once (ZODB's DB() does) would both
-  -- commit, the second overwriting the first; locked, the second finds it and conflicts.
-  -- A restore (no conflict checks, every prev_tid 0) locks those of its objects that
-  -- exist: it checks nothing, but must wait for a transaction that voted a change or a
-  -- readCurrent of one, which only existing objects can have. (Not all of them: a restore
-  -- of tens of thousands of new objects would fill the server's lock table.)
-  PERFORM count(pg_advisory_xact_lock(s.zoid))
-    FROM (SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
-          WHERE t.prev_tid <> 0 OR t.zoid = 0
-             OR (NOT p_check_conflicts
-                 AND EXISTS (SELECT 1 FROM object_state x WHERE x.zoid = t.zoid))
-          ORDER BY t.zoid) s;
+  -- commit, the second overwriting the first. relstore's processes lock its creation with
+  -- the advisory lock 0 (RelStorage's do not), so the second finds it and conflicts.
+  PERFORM pg_advisory_xact_lock(0)
+    FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+    WHERE t.zoid = 0 AND t.prev_tid = 0 LIMIT 1;
+  -- One statement for the row locks, taken in OID order (the rows are locked as the sort
+  -- hands them up). A restore (no conflict checks, every prev_tid 0) locks those of its
+  -- objects that exist: it checks nothing, but must wait for a transaction that voted a
+  -- change or a readCurrent of one.
+  PERFORM 1 FROM object_state c
+    WHERE c.zoid = ANY (ARRAY(
+      SELECT t.zoid FROM relstore_records(p_zoids, p_prev_tids, NULL, NULL) t
+      WHERE t.prev_tid <> 0 OR NOT p_check_conflicts))
+    ORDER BY c.zoid
+    FOR UPDATE;
   IF cardinality(p_read_oids) > 0 THEN
-    FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid LOOP
-      IF NOT pg_try_advisory_xact_lock_shared(v_zoid) THEN
-        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
-        RETURN;
-      END IF;
-    END LOOP;
+    -- NOWAIT raises lock_not_available at the first row another transaction holds; the
+    -- block (a subtransaction) lets go of the shared locks it took, and v_zoid names the
+    -- object.
+    BEGIN
+      FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
+      LOOP
+        PERFORM 1 FROM object_state c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
+      END LOOP;
+    EXCEPTION WHEN lock_not_available THEN
+      RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+      RETURN;
+    END;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY
       SELECT 'read_stale', x.zoid, x.committed, x.given, NULL::BYTEA

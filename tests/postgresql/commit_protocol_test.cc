@@ -188,28 +188,95 @@ Tid create(StorageInstance& inst, uint64_t oid, const std::string& data) {
   return inst.tpc_finish(txn);
 }
 
-// pg_advisory_xact_lock(zoid) is the object lock (RelStorage's key): while another session
-// holds it, a writer of that object times out with a retryable LockConflictError.
+// The object locks are RelStorage's: row locks on current_object (history-preserving) or
+// object_state (history-free), as its lock_objects_and_detect_conflicts takes them.
+const char* locked_table(bool hp) { return hp ? "current_object" : "object_state"; }
+
+// What RelStorage's vote takes for an object it modifies.
+std::string relstorage_object_lock(bool hp, uint64_t oid) {
+  return std::string("SELECT zoid FROM ") + locked_table(hp) +
+         " WHERE zoid = " + std::to_string(oid) + " FOR UPDATE";
+}
+
+// While a RelStorage vote holds an object's row lock, a relstore writer of that object
+// waits, and times out with a retryable LockConflictError.
 TEST(PostgresqlLocks, ObjectLockTimeoutIsARetryableLockConflictError) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db("locks_object");
-  auto st = open_storage(db.uri("commit_lock_timeout=0.2"));
-  auto inst = st->new_instance();
-  const Tid t1 = create(*inst, 7, "v1");
-  auto holder = db.connect();
-  holder->simple("BEGIN; SELECT pg_advisory_xact_lock(7)", postgresql::Context::other);
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(7), t1, "v2", txn);
-  try {
-    inst->tpc_vote(txn);
-    FAIL() << "voted past a held object lock";
-  } catch (const LockConflictError& e) {
-    EXPECT_TRUE(e.retryable());
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "locks_object_hp" : "locks_object_hf");
+    auto st = open_storage(db.uri(std::string(hp ? "history=preserving" : "history=free") +
+                                  "&commit_lock_timeout=0.2"));
+    auto inst = st->new_instance();
+    const Tid t1 = create(*inst, 7, "v1");
+    auto holder = db.connect();
+    holder->simple("BEGIN; " + relstorage_object_lock(hp, 7), postgresql::Context::other);
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(7), t1, "v2", txn);
+    try {
+      inst->tpc_vote(txn);
+      ADD_FAILURE() << "voted past RelStorage's lock on the object";
+    } catch (const LockConflictError& e) {
+      EXPECT_TRUE(e.retryable());
+    }
+    inst->tpc_abort(txn);
+    holder->simple("ROLLBACK", postgresql::Context::other);
+    EXPECT_GT(create(*inst, 8, "after"), t1);
   }
-  inst->tpc_abort(txn);
-  holder->simple("ROLLBACK", postgresql::Context::other);
-  EXPECT_GT(create(*inst, 8, "after"), t1);
+}
+
+// The lost update this prevents: a RelStorage process that voted a change of an object
+// commits it while a relstore vote of the same object, from the same serial, waits; the
+// vote must then see the new revision and conflict, not overwrite it.
+TEST(PostgresqlLocks, AVoteWaitingForRelStoragesLockConflictsWithItsCommit) {
+  RELSTORE_NEED_POSTGRESQL();
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "locks_lost_update_hp" : "locks_lost_update_hf");
+    auto st = open_storage(db.uri(std::string(hp ? "history=preserving" : "history=free") +
+                                  "&commit_lock_timeout=20"));
+    auto inst = st->new_instance();
+    const Tid t1 = create(*inst, 7, "v1");
+    const Tid t2(t1.value() + 1);
+    auto relstorage = db.connect();
+    relstorage->simple("BEGIN; " + relstorage_object_lock(hp, 7), postgresql::Context::other);
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(7), t1, "v2 from relstore", txn);
+    auto vote = std::async(std::launch::async, [&] { inst->tpc_vote(txn); });
+    const bool waited =
+        vote.wait_for(std::chrono::milliseconds(500)) == std::future_status::timeout;
+    EXPECT_TRUE(waited) << "the vote did not wait for RelStorage's lock";
+    // RelStorage's finish: the commit lock, its TID, the move.
+    const std::string t = std::to_string(t2.sql());
+    relstorage->simple(
+        std::string("SELECT tid FROM commit_row_lock FOR UPDATE; ") +
+            (hp ? "INSERT INTO \"transaction\" (tid, username, description) "
+                  "VALUES (" +
+                      t +
+                      ", '', ''); "
+                      "INSERT INTO object_state (zoid, tid, prev_tid, md5, state_size, state) "
+                      "VALUES (7, " +
+                      t + ", " + std::to_string(t1.sql()) +
+                      ", NULL, 2, 'v2'); "
+                      "UPDATE current_object SET tid = " +
+                      t + " WHERE zoid = 7; "
+                : "UPDATE object_state SET tid = " + t + ", state = 'v2' WHERE zoid = 7; ") +
+            "COMMIT",
+        postgresql::Context::other);
+    try {
+      vote.get();
+      ADD_FAILURE() << "relstore's vote passed over RelStorage's commit";
+      inst->tpc_abort(txn);
+      continue;
+    } catch (const ConflictError& e) {
+      EXPECT_EQ(*e.oid(), Oid(7));
+      ASSERT_TRUE(e.serials());
+      EXPECT_EQ(e.serials()->first, t2);
+    }
+    inst->tpc_abort(txn);
+  }
 }
 
 // Begins `txn`, stores a new object `oid` in it and votes: what waits for the commit lock.
@@ -299,50 +366,66 @@ TEST(PostgresqlLocks, RelStoragesPackLockDoesNotStopCommits) {
   packer->simple("SELECT pg_advisory_unlock(-1)", postgresql::Context::other);
 }
 
-// readCurrent takes pg_try_advisory_xact_lock_shared: it never waits for a writer.
+// readCurrent takes RelStorage's shared row lock with NOWAIT: it never waits for a writer.
 TEST(PostgresqlLocks, ReadCurrentOfAnObjectBeingCommittedFailsAtOnce) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db("locks_read_current");
-  auto st = open_storage(db.uri("commit_lock_timeout=20"));
-  auto inst = st->new_instance();
-  const Tid t1 = create(*inst, 1, "v1");
-  auto holder = db.connect();
-  holder->simple("BEGIN; SELECT pg_advisory_xact_lock(1)", postgresql::Context::other);
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->check_current_serial(Oid(1), t1, txn);
-  inst->store(Oid(2), std::nullopt, "depends on 1", txn);
-  const auto started = std::chrono::steady_clock::now();
-  try {
-    inst->tpc_vote(txn);
-    FAIL() << "no ReadConflictError";
-  } catch (const ReadConflictError& e) {
-    EXPECT_EQ(*e.oid(), Oid(1));
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "locks_read_current_hp" : "locks_read_current_hf");
+    auto st = open_storage(db.uri(std::string(hp ? "history=preserving" : "history=free") +
+                                  "&commit_lock_timeout=20"));
+    auto inst = st->new_instance();
+    const Tid t1 = create(*inst, 1, "v1");
+    create(*inst, 3, "v1");
+    auto holder = db.connect();
+    holder->simple("BEGIN; " + relstorage_object_lock(hp, 1), postgresql::Context::other);
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->check_current_serial(Oid(1), t1, txn);
+    inst->store(Oid(2), std::nullopt, "depends on 1", txn);
+    const auto started = std::chrono::steady_clock::now();
+    try {
+      inst->tpc_vote(txn);
+      ADD_FAILURE() << "no ReadConflictError";
+    } catch (const ReadConflictError& e) {
+      EXPECT_EQ(*e.oid(), Oid(1));
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+    inst->tpc_abort(txn);
+    holder->simple("ROLLBACK", postgresql::Context::other);
   }
-  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
-  inst->tpc_abort(txn);
-  holder->simple("ROLLBACK", postgresql::Context::other);
 }
 
-// While a transaction is between vote and finish, its object locks are visible to other
-// sessions under RelStorage's keys.
-TEST(PostgresqlLocks, VotedTransactionHoldsAdvisoryLocksOnItsObjects) {
+// While a transaction is between vote and finish, a RelStorage process cannot lock the
+// objects it modifies or read as current.
+TEST(PostgresqlLocks, VotedTransactionHoldsRelStoragesRowLocks) {
   RELSTORE_NEED_POSTGRESQL();
-  TestDatabase db("locks_visible");
-  auto st = open_storage(db.uri());
-  auto inst = st->new_instance();
-  const Tid t1 = create(*inst, 42, "v1");
-  TransactionMetaData txn{"", "", ""};
-  inst->tpc_begin(txn);
-  inst->store(Oid(42), t1, "v2", txn);
-  inst->tpc_vote(txn);
-  auto probe = db.connect();
-  const auto r = probe->simple("SELECT pg_try_advisory_xact_lock(42)", postgresql::Context::other);
-  EXPECT_EQ(r.front().int64(0, 0), 0) << "object 42 is not locked";
-  inst->tpc_finish(txn);
-  const auto after = probe->simple("SELECT pg_try_advisory_lock(42), pg_advisory_unlock(42)",
-                                   postgresql::Context::other);
-  EXPECT_EQ(after.front().int64(0, 0), 1) << "the lock outlived the commit";
+  for (const bool hp : {false, true}) {
+    SCOPED_TRACE(hp ? "history-preserving" : "history-free");
+    TestDatabase db(hp ? "locks_visible_hp" : "locks_visible_hf");
+    auto st = open_storage(db.uri(hp ? "history=preserving" : "history=free"));
+    auto inst = st->new_instance();
+    const Tid t1 = create(*inst, 42, "v1");
+    const Tid t2 = create(*inst, 43, "v1");
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(42), t1, "v2", txn);
+    inst->check_current_serial(Oid(43), t2, txn);
+    inst->tpc_vote(txn);
+    auto probe = db.connect();
+    for (const uint64_t oid : {42, 43}) {
+      try {
+        probe->simple("BEGIN; " + relstorage_object_lock(hp, oid) + " NOWAIT",
+                      postgresql::Context::other);
+        ADD_FAILURE() << "object " << oid << " is not locked";
+      } catch (const StorageError&) {
+      }
+      probe->simple("ROLLBACK", postgresql::Context::other);
+    }
+    inst->tpc_finish(txn);
+    probe->simple("BEGIN; " + relstorage_object_lock(hp, 42) + " NOWAIT; ROLLBACK",
+                  postgresql::Context::other);
+  }
 }
 
 // Store connections run at READ COMMITTED whatever the server's default: a vote that waited
@@ -359,7 +442,7 @@ TEST(PostgresqlLocks, AVoteSeesTheCommitItWaitedForWhateverTheDefaultIsolation) 
   // Another committer holds object 7's lock and changes the object.
   auto holder = db.connect();
   holder->simple(
-      "BEGIN; SELECT pg_advisory_xact_lock(7); "
+      "BEGIN; SELECT zoid FROM object_state WHERE zoid = 7 FOR UPDATE; "
       "UPDATE object_state SET tid = tid + 1 WHERE zoid = 7",
       postgresql::Context::other);
   TransactionMetaData txn{"", "", ""};
@@ -432,8 +515,8 @@ TEST(PostgresqlTids, ARestoreOvertakenBetweenVoteAndFinishIsRefused) {
 }
 
 // A restore locks only those of its objects that exist (which another transaction can
-// hold): one advisory lock per record of a restore of 40,000 new objects overflowed the
-// server's lock table ("out of shared memory").
+// hold). When the object locks were advisory locks, one per record of a restore of 40,000
+// new objects overflowed the server's lock table ("out of shared memory").
 TEST(PostgresqlLocks, ARestoreOfManyNewObjectsFitsTheLockTable) {
   RELSTORE_NEED_POSTGRESQL();
   for (const bool hp : {false, true}) {
