@@ -82,7 +82,7 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
         upsert.bind(1, r.oid.sql())
             .bind(2, r.tid.sql())
             .bind(3, static_cast<int64_t>(r.state->size()))
-            .bind_blob(4, *r.state)
+            .bind_state(4, *r.state, r.oid.value())
             .run();
       } else {
         remove.bind(1, r.oid.sql()).run();
@@ -127,7 +127,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
           md5 = md5_hex(*r.data);
           revision.bind_text(3, md5)
               .bind(4, static_cast<int64_t>(r.data->size()))
-              .bind_blob(5, *r.data);
+              .bind_state(5, *r.data, r.oid.value());
         } else {
           revision.bind_null(3).bind(4, 0).bind_null(5);
         }

@@ -8,6 +8,7 @@
 
 #include "adapters/sqlite/errors.h"
 #include "relstore/errors.h"
+#include "relstore/types.h"
 
 namespace relstore::sqlite {
 
@@ -19,24 +20,49 @@ Stmt::Stmt(sqlite3* db, std::string_view sql, bool persistent) : db_(db) {
 
 Stmt::~Stmt() { sqlite3_finalize(stmt_); }
 
+// A bind SQLite refuses leaves the parameter NULL, which in object_state means "deleted":
+// never let one pass. (SQLITE_TOOBIG: a value over SQLITE_LIMIT_LENGTH, 1e9 bytes by
+// default.)
+void Stmt::check_bind(int rc, int index, size_t size, const std::string& what) const {
+  if (rc == SQLITE_OK) return;
+  std::string message =
+      "SQLite refused " + (what.empty() ? "parameter " + std::to_string(index) : what);
+  if (rc == SQLITE_TOOBIG) {
+    message += ": " + std::to_string(size) + " bytes, more than SQLite's limit of " +
+               std::to_string(sqlite3_limit(db_, SQLITE_LIMIT_LENGTH, -1)) + " bytes";
+  } else {
+    message += std::string(": ") + sqlite3_errstr(rc);
+  }
+  throw StorageError(message + " (in " + sqlite3_sql(stmt_) + ")");
+}
+
 Stmt& Stmt::bind(int index, int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  check_bind(sqlite3_bind_int64(stmt_, index, value), index, 0);
   return *this;
 }
 
 Stmt& Stmt::bind_blob(int index, std::string_view value) {
   // SQLITE_STATIC: callers keep the bytes alive until the statement is stepped.
-  sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_STATIC);
+  check_bind(sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_STATIC), index,
+             value.size());
+  return *this;
+}
+
+Stmt& Stmt::bind_state(int index, std::string_view state, uint64_t oid) {
+  const int rc = sqlite3_bind_blob64(stmt_, index, state.data(), state.size(), SQLITE_STATIC);
+  if (rc != SQLITE_OK) check_bind(rc, index, state.size(), "the state of oid " + Oid(oid).hex());
   return *this;
 }
 
 Stmt& Stmt::bind_text(int index, std::string_view value) {
-  sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8);
+  check_bind(
+      sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_STATIC, SQLITE_UTF8),
+      index, value.size());
   return *this;
 }
 
 Stmt& Stmt::bind_null(int index) {
-  sqlite3_bind_null(stmt_, index);
+  check_bind(sqlite3_bind_null(stmt_, index), index, 0);
   return *this;
 }
 

@@ -21,6 +21,8 @@ class Stmt {
 
   Stmt& bind(int index, int64_t value);
   Stmt& bind_blob(int index, std::string_view value);
+  // An object's state: as bind_blob, and an error names the object.
+  Stmt& bind_state(int index, std::string_view state, uint64_t oid);
   Stmt& bind_text(int index, std::string_view value);
   Stmt& bind_null(int index);
   // Advances; true while a row is available. Throws a translated StorageError.
@@ -39,6 +41,9 @@ class Stmt {
   }
 
  private:
+  // Throws unless `rc` is SQLITE_OK; `what` names the value (default: its position).
+  void check_bind(int rc, int index, size_t size, const std::string& what = {}) const;
+
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
 };

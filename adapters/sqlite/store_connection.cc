@@ -68,7 +68,7 @@ void SqliteStoreConnection::upload(std::span<const backend::PendingRecord> recor
       s.bind_text(3, r.md5);  // hex text in a BLOB-declared column, as RelStorage stores it
     }
     if (r.state) {
-      s.bind_blob(4, *r.state);
+      s.bind_state(4, *r.state, r.oid.value());
     } else {
       s.bind_null(4);
     }
@@ -134,7 +134,7 @@ void SqliteStoreConnection::replace(std::span<const backend::PendingRecord> reco
       s.bind_text(2, r.md5);
     }
     if (r.state) {
-      s.bind_blob(3, *r.state);
+      s.bind_state(3, *r.state, r.oid.value());
     } else {
       s.bind_null(3);
     }
