@@ -58,7 +58,15 @@ void parse_query(std::string_view q, std::map<std::string, std::string>& params)
     const size_t eq = item.find('=');
     const std::string key = percent_decode(item.substr(0, eq), "query");
     if (key.empty()) throw ConfigError("malformed URI: a query parameter has no name");
-    params[key] = eq == std::string_view::npos ? "" : percent_decode(item.substr(eq + 1), "query");
+    // A key given twice would be settled by whichever came last: "?history=preserving&
+    // history=free" made a history-free copy without a word. Refused, as the config-file
+    // reader refuses a key given twice.
+    const bool added = params
+                           .emplace(key, eq == std::string_view::npos
+                                             ? ""
+                                             : percent_decode(item.substr(eq + 1), "query"))
+                           .second;
+    if (!added) throw ConfigError("URI option " + key + " is given twice");
   }
 }
 
@@ -271,7 +279,21 @@ std::string render(const StorageUri& u, bool redact) {
 
 StorageOptions StorageUri::options() const {
   StorageOptions o;
+  // Options that two spellings set: both given is refused unless they agree.
+  std::map<std::string_view, std::string> spelled;
+  auto once = [&](std::string_view option, const std::string& key, const std::string& value) {
+    const auto [it, added] = spelled.emplace(option, key + "=" + value);
+    if (!added) {
+      throw ConfigError("URI options " + it->second + " and " + key + "=" + value +
+                        " both set the " + std::string(option) + "; give one");
+    }
+  };
   for (const auto& [key, value] : params) {
+    if (key == "history" || key == "keep_history" || key == "keep-history") {
+      once("history mode", key, value);
+    } else if (key == "read_only" || key == "read-only") {
+      once("read-only flag", key, value);
+    }
     if (key == "history") {
       if (value == "free") {
         o.history = HistoryMode::free;

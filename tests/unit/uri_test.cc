@@ -151,5 +151,26 @@ TEST(Uri, Options) {
   }
 }
 
+// An option given twice, or the history mode under two spellings, was settled silently by
+// whichever came last (in key order): "?history=preserving&history=free" converted into a
+// history-free destination.
+TEST(Uri, AnOptionGivenTwiceIsRefused) {
+  for (const char* uri : {"sqlite:///x?history=preserving&history=free",
+                          "postgresql://u:secret@h/db?password=a&password=b"}) {
+    try {
+      StorageUri::parse(uri);
+      ADD_FAILURE() << uri;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("given twice"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find("secret"), std::string::npos) << e.what();
+    }
+  }
+  for (const char* uri :
+       {"sqlite:///x?history=free&keep_history=true",
+        "sqlite:///x?keep-history=true&keep_history=true", "sqlite:///x?read_only=1&read-only=0"}) {
+    EXPECT_THROW(StorageUri::parse(uri).options(), ConfigError) << uri;
+  }
+}
+
 }  // namespace
 }  // namespace relstore
