@@ -92,6 +92,14 @@ void run(Args& a) {
                       " is an incomplete copy; run the same conversion with --incremental "
                       "(not --clear) to finish it");
   }
+  if (r.interrupted_after_copy) {
+    throw Interrupted("interrupted after the copy was complete, while " +
+                      std::string(o.verify ? "catching up the JSON mirror or verifying"
+                                           : "catching up the JSON mirror") +
+                      ": " + StorageUri::parse(o.destination).redacted() +
+                      " holds every transaction; run the same conversion with --incremental" +
+                      (o.verify ? " --verify" : "") + " to finish");
+  }
   if (r.verified) {
     if (r.differences.empty()) {
       std::printf("verify: source and destination are equal\n");

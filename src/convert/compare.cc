@@ -1,5 +1,6 @@
 // Record-by-record comparison for `relstore convert --verify`.
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <optional>
 #include <vector>
@@ -25,6 +26,8 @@ struct Blobs {
   const BlobDir* source = nullptr;
   const BlobDir* destination = nullptr;
 };
+
+bool stopped(const std::atomic<bool>* stop) { return stop && stop->load(); }
 
 bool same_file_contents(const std::string& x, const std::string& y) {
   std::ifstream a(x, std::ios::binary), b(y, std::ios::binary);
@@ -85,13 +88,13 @@ void compare_transaction(TransactionRecord& a, TransactionRecord& b, size_t limi
 }
 
 std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst, size_t limit,
-                                         const Blobs& blobs) {
+                                         const Blobs& blobs, const std::atomic<bool>* stop) {
   std::vector<std::string> out;
   auto a = src.iterator();
   auto b = dst.iterator();
   TransactionRecord ta, tb;
   bool more_a = a->next(ta), more_b = b->next(tb);
-  while ((more_a || more_b) && out.size() < limit) {
+  while ((more_a || more_b) && out.size() < limit && !stopped(stop)) {
     if (more_a && (!more_b || ta.tid < tb.tid)) {
       out.push_back(describe(ta) + ": missing from the destination");
       more_a = a->next(ta);
@@ -110,14 +113,15 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
 // `serials_only`: the states were compared already (with the history), only which revision
 // is current is left to compare.
 std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit,
-                                         const Blobs& blobs, bool serials_only = false) {
+                                         const Blobs& blobs, const std::atomic<bool>* stop,
+                                         bool serials_only = false) {
   std::vector<std::string> out;
   std::optional<RecordIterResult> a = src.record_iternext(std::nullopt);
   std::optional<RecordIterResult> b = dst.record_iternext(std::nullopt);
   auto advance = [](StorageInstance& inst, std::optional<RecordIterResult>& r) {
     r = r && r->next ? inst.record_iternext(r->next) : std::nullopt;
   };
-  while ((a || b) && out.size() < limit) {
+  while ((a || b) && out.size() < limit && !stopped(stop)) {
     if (a && (!b || a->oid < b->oid)) {
       out.push_back("oid " + a->oid.hex() + ": missing from the destination");
       advance(src, a);
@@ -147,7 +151,8 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
                                           const BlobDir* source_blobs,
-                                          const BlobDir* destination_blobs) {
+                                          const BlobDir* destination_blobs,
+                                          const std::atomic<bool>* stop) {
   auto src = source.new_instance();
   auto dst = destination.new_instance();
   src->poll_invalidations();
@@ -155,15 +160,15 @@ std::vector<std::string> compare_storages(Storage& source, Storage& destination,
   if (source.keep_history() && destination.keep_history()) {
     // The history, and which revision each object's current one is: a database keeps that
     // apart (current_object), and a copy whose pointers are wrong reads old states.
-    auto out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
+    auto out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
     if (out.size() < limit) {
-      for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, true)) {
+      for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, stop, true)) {
         out.push_back("current revision of " + d);
       }
     }
     return out;
   }
-  return compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs});
+  return compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
 }
 
 bool is_blob_record(std::string_view record) {

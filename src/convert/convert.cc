@@ -489,7 +489,7 @@ class Converter {
 };
 
 // Bulk loads write rows directly, past the in-commit JSON mirror: bring it up to date.
-void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
+void catch_up_mirror(const StorageUri& uri, const std::atomic<bool>* stop, ConvertReport& report) {
   if (uri.scheme == Scheme::file) return;
   try {
     if (mirror_status(uri.text()).mode != MirrorMode::in_commit) return;
@@ -498,6 +498,7 @@ void catch_up_mirror(const StorageUri& uri, ConvertReport& report) {
   }
   FollowOptions once;
   once.once = true;
+  once.stop = stop;  // its progress is recorded: a resume continues from there
   report.mirror_rows = mirror_follow(uri.text(), once).decoded;
 }
 
@@ -699,16 +700,18 @@ ConvertReport convert(const ConvertOptions& o) {
   if (dst && !o.dry_run) {
     dst->close();
     if (report.interrupted) return report;  // the resume catches the mirror up and verifies
-    catch_up_mirror(dst_uri, report);
-    if (o.verify) {
+    const auto stopping = [&] { return o.stop && o.stop->load(); };
+    catch_up_mirror(dst_uri, o.stop, report);
+    if (o.verify && !stopping()) {
       auto reopened = open_source(dst_uri);
       std::optional<BlobDir> src_blobs, dst_blobs;
       if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
       if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
       report.differences = compare_storages(*src, *reopened, 20, src_blobs ? &*src_blobs : nullptr,
-                                            dst_blobs ? &*dst_blobs : nullptr);
-      report.verified = true;
+                                            dst_blobs ? &*dst_blobs : nullptr, o.stop);
+      report.verified = !stopping();
     }
+    report.interrupted_after_copy = stopping();
   }
   return report;
 }

@@ -857,6 +857,38 @@ TEST(Convert, VerifyComparesTheCurrentRevisions) {
       << diffs[0];
 }
 
+// A stop that comes once every transaction is in (Ctrl-C during --verify, which can take
+// longer than the copy) ends the run there: it was ignored until the verification was over.
+// The report says the copy is complete and unverified.
+TEST(Convert, AStopAfterTheCopyEndsTheVerification) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 300);
+  std::atomic<bool> stop{false};
+  ConvertOptions o;
+  o.source = src;
+  o.destination = "sqlite://" + d.sub("dst");
+  o.verify = true;
+  o.stop = &stop;
+  o.on_progress = [&](const ConvertProgress& p) {
+    if (p.transactions == p.total_transactions) stop = true;  // the last batch has landed
+  };
+  const ConvertReport r = convert(o);
+  EXPECT_FALSE(r.interrupted);
+  EXPECT_TRUE(r.interrupted_after_copy);
+  EXPECT_FALSE(r.verified);
+  EXPECT_TRUE(r.differences.empty());
+  EXPECT_EQ(testing::storage_differences(src, o.destination), std::vector<std::string>{});
+  // The comparison itself ends at once when asked to.
+  SampleOptions other;
+  other.objects = 20;
+  other.seed = 8;
+  write_sample("sqlite://" + d.sub("other"), other);
+  auto a = open_storage(src);
+  auto b = open_storage("sqlite://" + d.sub("other"));
+  EXPECT_FALSE(compare_storages(*a, *b).empty());
+  EXPECT_TRUE(compare_storages(*a, *b, 20, nullptr, nullptr, &stop).empty());
+}
+
 // From a history-free source, a destination whose last transaction another writer made is
 // no partial copy: --incremental refuses it (it copied only what the source did after that
 // foreign commit, and skipped the rest).
