@@ -14,4 +14,11 @@ double parse_number(const std::string& key, const std::string& value);
 // A port 1-65535; `where` starts the message ("malformed URI", a config file's line).
 int parse_port(std::string_view port, const std::string& where);
 
+// What is wrong with a SQLite pragma given as an option (URI `pragma.NAME=VALUE`, a config
+// file's <pragmas>), or empty when it may be set. Pragmas are spliced into SQL text, and
+// relstore sets some itself. The caller says where it came from.
+std::string sqlite_pragma_problem(const std::string& name, const std::string& value);
+// A pragma relstore sets to that very value anyway (journal_mode wal): nothing to do.
+bool sqlite_pragma_is_relstores(const std::string& name, const std::string& value);
+
 }  // namespace relstore

@@ -1,5 +1,6 @@
 #include "relstore/uri.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -375,6 +376,30 @@ std::string redact_secrets(std::string_view text) {
     if (!matched) out += text[i++];
   }
   return out;
+}
+
+std::string sqlite_pragma_problem(const std::string& name, const std::string& value) {
+  auto plain = [](const std::string& s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+  };
+  if (!plain(name) || !plain(value)) {
+    return "pragma names and values may hold only letters, digits, '_', '-' and '.'";
+  }
+  if (sqlite_pragma_is_relstores(name, value)) return "";
+  if (name == "journal_mode" || name == "query_only" || name == "foreign_keys") {
+    return std::string("relstore sets this pragma itself") +
+           (name == "journal_mode" ? " (to wal)" : "");
+  }
+  return "";
+}
+
+bool sqlite_pragma_is_relstores(const std::string& name, const std::string& value) {
+  std::string v = value;
+  std::transform(v.begin(), v.end(), v.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name == "journal_mode" && v == "wal";
 }
 
 }  // namespace relstore

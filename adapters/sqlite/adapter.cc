@@ -84,20 +84,10 @@ SqliteAdapter::SqliteAdapter(const StorageUri& uri, const StorageOptions& option
                         "commit_lock_timeout, create, immutable, pragma.NAME)");
     }
     const std::string name = key.substr(7);
-    // Pragmas are spliced into SQL text: allow only plain names and values.
-    auto plain = [](const std::string& s) {
-      return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
-      });
-    };
-    if (!plain(name) || !plain(value)) {
-      throw ConfigError("option " + key +
-                        ": pragma names and values may hold only letters, "
-                        "digits, '_', '-' and '.'");
+    if (const std::string problem = sqlite_pragma_problem(name, value); !problem.empty()) {
+      throw ConfigError("option " + key + ": " + problem);
     }
-    if (name == "journal_mode" || name == "query_only" || name == "foreign_keys") {
-      throw ConfigError("option " + key + ": relstore needs this pragma as it sets it");
-    }
+    if (sqlite_pragma_is_relstores(name, value)) continue;
     loc_.pragmas.emplace_back(name, value);
   }
   namespace fs = std::filesystem;

@@ -310,7 +310,11 @@ StorageUri sqlite_uri(const ZConfigSection& s, const std::string& filename,
   uri.database = existing_dirpath(s, "data-dir");
   if (const ZConfigSection* pragmas = s.child("pragmas")) {
     for (const auto& [k, v] : pragmas->keys) {
-      uri.params["pragma." + k] = pragma_value(k, v, pragmas->where(k));
+      const std::string value = pragma_value(k, v, pragmas->where(k));
+      if (const std::string problem = sqlite_pragma_problem(k, value); !problem.empty()) {
+        throw ConfigError(pragmas->where(k) + ": pragma " + k + ": " + problem);
+      }
+      uri.params["pragma." + k] = value;
     }
   }
   return uri;

@@ -220,6 +220,30 @@ TEST(Zodbconvert, SqlitePragmaSizesTakeZConfigUnits) {
   }
 }
 
+// A pragma relstore cannot take is refused while the file is read, naming its file and
+// line (it used to be refused only when SQLite opened, without them). journal_mode wal is
+// what relstore sets anyway, and is accepted.
+TEST(Zodbconvert, SqlitePragmaProblemsNameTheFileAndLine) {
+  const auto destination = [](const std::string& pragma) {
+    return zodbconvert_config_from_text(
+        "<filestorage source>\n path /tmp/x.fs\n</filestorage>\n<relstorage destination>\n"
+        "<sqlite3>\n data-dir /tmp/d\n<pragmas>\n" +
+            pragma + "\n</pragmas>\n</sqlite3>\n</relstorage>\n",
+        "pragmas.conf");
+  };
+  for (const char* pragma :
+       {"journal_mode = wal", "journal_mode off", "foreign_keys 0", "cache_size 1;DROP"}) {
+    try {
+      destination(pragma);
+      ADD_FAILURE() << pragma << " accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("pragmas.conf:8"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(destination("journal_mode WAL").destination.uri.params.at("pragma.journal_mode"),
+            "WAL");
+}
+
 // A port with anything after its digits is an error (std::stoi read "5432x" as 5432).
 TEST(Zodbconvert, PortsAreWholeNumbers) {
   const auto config = [](const std::string& adapter) {
