@@ -474,6 +474,11 @@ ZodbconvertConfig zodbconvert_config_from_text(std::string_view text, const std:
 }
 
 ZodbconvertConfig read_zodbconvert_config(const std::string& path) {
+  // An ifstream opens a directory without complaint and reads nothing from it.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw ConfigError("the configuration file " + path + " is a directory");
+  }
   std::ifstream in(path);
   if (!in) throw ConfigError("cannot read the configuration file " + path);
   std::stringstream text;

@@ -8,6 +8,7 @@
 
 #include "backend/oid_order.h"
 #include "backend/registry.h"
+#include "filestorage/format.h"
 #include "option_values.h"
 #include "paths.h"
 #include "relstore/blob_dir.h"
@@ -605,6 +606,12 @@ ConvertReport convert(const ConvertOptions& o) {
   // A destination Data.fs's magic; none for a new or empty file, which gets one when opened.
   const std::optional<std::string> dst_magic =
       dst_uri.scheme == Scheme::file ? file_magic(dst_uri.database) : std::nullopt;
+  // Not a Data.fs at all (a file named by mistake): --clear must not overwrite it.
+  if (dst_magic && *dst_magic != fs::kMagicFS30 && *dst_magic != fs::kMagicFS21) {
+    throw StorageError("the destination " + dst_uri.redacted() +
+                       " is not a FileStorage (it does not start with FS30 or FS21): nothing "
+                       "was changed");
+  }
   // Opening a Data.fs for writing moves a damaged tail aside and removes its index, so a
   // refusal must come from a read-only look first.
   if (dst_magic && !o.clear && !o.incremental && !o.dry_run) {

@@ -97,7 +97,10 @@ std::string blob_id_repr(uint64_t id) {
 
 BlobDir BlobDir::open(const std::string& dir) {
   std::error_code ec;
-  if (!fsys::is_directory(dir, ec)) throw StorageError("blob directory " + dir + " does not exist");
+  if (!fsys::is_directory(dir, ec)) {
+    throw StorageError("blob directory " + dir +
+                       (fsys::exists(dir, ec) ? " is not a directory" : " does not exist"));
+  }
   const fsys::path marker = fsys::path(dir) / kLayoutFile;
   if (!fsys::exists(marker, ec)) return BlobDir(dir, layout_without_marker(dir), true);
   std::ifstream in(marker);

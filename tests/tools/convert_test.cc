@@ -1010,5 +1010,23 @@ TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
   EXPECT_FALSE(fs::exists(d.sub("new")));
 }
 
+// A file named as the destination that is no Data.fs is not cleared, and the error says
+// what it is (it spoke of Python 2 and 3 pickles, reading any 4 bytes as a magic).
+TEST(Convert, AFileThatIsNoFileStorageIsNotCleared) {
+  TempDir d;
+  const std::string path = sample_file(d, 10);
+  const std::string notes = d.sub("notes.txt");
+  std::ofstream(notes) << "my notes, not a Data.fs";
+  try {
+    run("file://" + path, "file://" + notes, [](ConvertOptions& o) { o.clear = true; });
+    FAIL() << "converted into a text file";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a FileStorage"), std::string::npos) << e.what();
+  }
+  std::ifstream in(notes);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "my notes, not a Data.fs");
+}
+
 }  // namespace
 }  // namespace relstore

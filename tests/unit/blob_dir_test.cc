@@ -76,6 +76,19 @@ std::string layout_marker(const std::string& dir) {
 
 // An empty directory made beforehand (`mkdir blobs`) is bushy, as for ZODB, and gets the
 // marker: without it the next open, and ZODB, would take the blobs written for lawn ones.
+// A path that is a file is named as one (the error said it did not exist).
+TEST(BlobDir, AFileIsNotABlobDirectory) {
+  TempDir dir;
+  std::ofstream(dir.sub("file")) << "x";
+  try {
+    BlobDir::open(dir.sub("file"));
+    FAIL() << "opened a file as a blob directory";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(BlobDir::open(dir.sub("missing")), StorageError);
+}
+
 TEST(BlobDir, AnExistingEmptyDirectoryGetsTheBushyMarker) {
   TempDir dir;
   std::filesystem::create_directories(dir.sub("blobs"));

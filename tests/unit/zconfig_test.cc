@@ -440,6 +440,13 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
               std::string::npos)
         << e.what();
   }
+  // A directory opens as a stream that reads nothing: it is named for what it is.
+  try {
+    read_zodbconvert_config(d.path().string());
+    ADD_FAILURE() << "accepted a directory";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
   std::ofstream(d.sub("outer.conf")) << "%include broken.conf\n";
   try {
     read_zodbconvert_config(d.sub("outer.conf"));
