@@ -20,12 +20,18 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--objects-per-txn", config->objects_per_txn, "objects per transaction")
       ->delimiter(',')
       ->check(kCount);
-  cmd->add_option("--concurrency", config->concurrency, "worker processes")
+  // Upper bounds so that a slip of the keyboard is a usage error, not an allocation that
+  // fails (std::bad_alloc) or a fork bomb that runs out of descriptors half-way.
+  cmd->add_option("--concurrency", config->concurrency, "worker processes (at most 256)")
       ->delimiter(',')
-      ->check(kCount);
+      ->check(kCount)
+      ->check(CLI::Range(1, 256));
   cmd->add_option("--transactions", config->transactions, "transactions per worker and test")
       ->check(kCount);
-  cmd->add_option("--object-size", config->object_size, "bytes of state per object")->check(kCount);
+  cmd->add_option("--object-size", config->object_size,
+                  "bytes of state per object (at most 256 MiB)")
+      ->check(kCount)
+      ->check(CLI::Range(size_t{1}, size_t{256} << 20));
   cmd->callback([config, json] {
     if (*json) {
       std::fputs(format_bench_json(run_bench(*config)).c_str(), stdout);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -60,14 +61,34 @@ std::string read_line(FILE* f) {
   _exit(code);
 }
 
+void finish(std::vector<Child>& children) {
+  for (Child& c : children) {
+    close(c.command_fd);
+    std::fclose(c.reports);
+    int status = 0;
+    waitpid(c.pid, &status, 0);
+  }
+  children.clear();
+}
+
 std::vector<Child> spawn(const BenchConfig& config, int n, int count,
                          const std::vector<uint64_t>& shared) {
   std::vector<Child> children;
+  // Workers already started are told to end (their command pipe closes) and waited for.
+  auto fail = [&](const char* call, std::initializer_list<int> fds) {
+    const std::string message = "bench: starting worker " + std::to_string(children.size() + 1) +
+                                " of " + std::to_string(count) + ": " + call +
+                                " failed: " + std::strerror(errno);
+    for (const int fd : fds) close(fd);
+    finish(children);
+    throw StorageError(message);
+  };
   for (int i = 0; i < count; ++i) {
     int down[2], up[2];
-    if (pipe(down) != 0 || pipe(up) != 0) throw StorageError("bench: pipe() failed");
+    if (pipe(down) != 0) fail("pipe()", {});
+    if (pipe(up) != 0) fail("pipe()", {down[0], down[1]});
     const pid_t pid = fork();
-    if (pid < 0) throw StorageError("bench: fork() failed");
+    if (pid < 0) fail("fork()", {down[0], down[1], up[0], up[1]});
     if (pid == 0) {
       for (const Child& c : children) {
         close(c.command_fd);
@@ -82,16 +103,6 @@ std::vector<Child> spawn(const BenchConfig& config, int n, int count,
     children.push_back({pid, down[1], fdopen(up[0], "r")});
   }
   return children;
-}
-
-void finish(std::vector<Child>& children) {
-  for (Child& c : children) {
-    close(c.command_fd);
-    std::fclose(c.reports);
-    int status = 0;
-    waitpid(c.pid, &status, 0);
-  }
-  children.clear();
 }
 
 double median(std::vector<double> v) {

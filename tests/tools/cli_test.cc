@@ -137,6 +137,13 @@ TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
     EXPECT_NE(r.out.find("must be greater than 0, not "), std::string::npos) << args << r.out;
     EXPECT_EQ(r.out.find("not in range"), std::string::npos) << args << r.out;
   }
+  // bench's sizes have an upper bound too: a mistyped size was a std::bad_alloc (exit 1).
+  for (const char* args :
+       {"bench --object-size 99999999999999 sqlite:a", "bench --concurrency 1,100000 sqlite:a"}) {
+    const CliRun big = relstore(args);
+    EXPECT_EQ(big.code, 2) << args;
+    EXPECT_NE(big.out.find("not in range"), std::string::npos) << args << big.out;
+  }
   const CliRun r = relstore("convert --batch 5x sqlite:a sqlite:b");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--batch: '5x' is not a whole number"), std::string::npos) << r.out;
