@@ -263,18 +263,20 @@ void MysqlAdapter::bulk_begin() {
   }
 }
 
-void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+void MysqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records,
+                                      std::optional<Tid> expected_last) {
   if (settings_.keep_history) throw StorageError("bulk loading is for history-free databases");
   bulk_begin();
-  bulk_->apply_current(records);
+  bulk_->apply_current(records, expected_last);
 }
 
-void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions,
+                                std::optional<Tid> expected_last) {
   if (!settings_.keep_history) {
     throw StorageError("a transaction bulk load needs a history-preserving database");
   }
   bulk_begin();
-  loader_->restore(transactions);
+  loader_->restore(transactions, expected_last);
 }
 
 void MysqlAdapter::wait_for_bulk_loads() {

@@ -72,8 +72,10 @@ class MysqlAdapter : public backend::Adapter {
 
   // Bulk loading (convert): multi-row INSERTs in batches (bulk_loader.h).
   bool supports_bulk() const override { return true; }
-  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
-  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_apply_current(std::span<const backend::BulkRecord> records,
+                          std::optional<Tid> expected_last) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions,
+                    std::optional<Tid> expected_last) override;
   void bulk_begin() override;
   void bulk_finish() override;
   void wait_for_bulk_loads() override;

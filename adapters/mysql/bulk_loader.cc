@@ -5,7 +5,9 @@
 #include <unordered_map>
 
 #include "adapters/mysql/named_lock.h"
+#include "adapters/mysql/queries.h"
 #include "adapters/mysql/upload.h"
+#include "backend/deletion_mark.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -47,6 +49,16 @@ void take_bulk_lock(Connection& conn, double timeout, bool keep) {
   if (!keep) release_named_lock(conn, "relstore_bulk");
 }
 
+void expect_last_tid(Connection& conn, const Settings& settings, Tid expected_last) {
+  conn.exec("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE", Context::commit,
+            "taking the commit lock for a bulk batch");
+  Tid now = Tid::from_sql(conn.query_int(queries(settings.keep_history).last_tid));
+  if (settings.has_deletion_mark) {
+    now = backend::last_finished(now, Tid::from_sql(conn.query_int(kDeletionMark)));
+  }
+  if (now != expected_last) throw backend::bulk_destination_moved(now, expected_last);
+}
+
 BulkLoader::BulkLoader(const Settings& settings, backend::Adapter& counter)
     : settings_(settings), conn_(open_connection(settings, Role::store, &counter)), oids_(*conn_) {
   take_bulk_lock(*conn_, settings.lock_timeout, true);
@@ -56,7 +68,8 @@ BulkLoader::~BulkLoader() {
   if (conn_->healthy()) conn_->rollback();
 }
 
-void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
+void BulkLoader::restore(std::span<const TransactionRecord> transactions,
+                         std::optional<Tid> expected_last) {
   if (transactions.empty()) return;
   // prev_tid is the revision each one replaces: an earlier one of the batch, or the
   // object's current revision in the database, asked for once per object.
@@ -75,6 +88,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
     }
   }
   try {
+    if (expected_last) expect_last_tid(*conn_, settings_, *expected_last);
     std::optional<Tid> taken;
     query_in(*conn_, "SELECT tid FROM \"transaction\" WHERE tid IN (", tids, ") LIMIT 1",
              [&](Rows& r) {

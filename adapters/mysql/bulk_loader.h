@@ -15,6 +15,11 @@ namespace relstore::mysql {
 // (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
 void take_bulk_lock(Connection& conn, double timeout, bool keep);
 
+// Begins a batch with `expected_last` (Adapter::bulk_apply_current): takes the commit lock
+// in `conn`'s transaction and throws backend::bulk_destination_moved unless the newest
+// finished TID is that one.
+void expect_last_tid(Connection& conn, const Settings& settings, Tid expected_last);
+
 // Writes batches of whole transactions, each batch one database transaction, with
 // multi-row INSERTs bounded by max_allowed_packet: what restore would write (prev_tid
 // from current_object, the MD5 of each state, is_empty, packed), without the per-commit
@@ -24,7 +29,8 @@ class BulkLoader {
   BulkLoader(const Settings& settings, backend::Adapter& counter);
   ~BulkLoader();
 
-  void restore(std::span<const TransactionRecord> transactions);
+  // `expected_last`: Adapter::bulk_apply_current.
+  void restore(std::span<const TransactionRecord> transactions, std::optional<Tid> expected_last);
   bool healthy() const { return conn_->healthy(); }
 
  private:

@@ -286,7 +286,8 @@ void MysqlStoreConnection::hold_bulk_lock() {
   take_bulk_lock(*conn_, settings_.lock_timeout, true);
 }
 
-void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> records) {
+void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> records,
+                                         std::optional<Tid> expected_last) {
   if (records.empty()) return;
   // Straight into object_state, in oid order, rather than through temp_store as commits
   // go: that wrote every state twice and, with the blob and delete joins, made a load of
@@ -320,6 +321,7 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
   };
   rows.name = [&](size_t i) { return "the record of oid " + present[i]->oid.hex(); };
   try {
+    if (expected_last) expect_last_tid(*conn_, settings_, *expected_last);
     // Deletions are rare in a load: statements of their own, a few thousand oids each.
     constexpr size_t kPerStatement = 2000;
     for (size_t i = 0; i < gone.size(); i += kPerStatement) {

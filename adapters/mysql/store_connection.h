@@ -29,7 +29,9 @@ class MysqlStoreConnection : public backend::StoreConnection {
   // Bulk loading of a history-free database (convert): upserts the records with their own
   // TIDs and deletes absent ones in one transaction, then moves the OID allocator past
   // them.
-  void apply_current(std::span<const backend::BulkRecord> records);
+  // `expected_last`: Adapter::bulk_apply_current.
+  void apply_current(std::span<const backend::BulkRecord> records,
+                     std::optional<Tid> expected_last);
   // Before the first apply_current: takes the bulk-load lock for the life of this
   // connection (take_bulk_lock in bulk_loader.h).
   void hold_bulk_lock();

@@ -187,14 +187,16 @@ void PostgresqlAdapter::apply_migration(const Migration& migration) {
   apply_one(*conn, migration, loc_.keep_history);
 }
 
-void PostgresqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
+void PostgresqlAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records,
+                                           std::optional<Tid> expected_last) {
   bulk_begin();
-  bulk_->apply_current(records);
+  bulk_->apply_current(records, expected_last);
 }
 
-void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
+void PostgresqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions,
+                                     std::optional<Tid> expected_last) {
   bulk_begin();
-  bulk_->restore(transactions);
+  bulk_->restore(transactions, expected_last);
 }
 
 void PostgresqlAdapter::bulk_begin() {

@@ -56,8 +56,10 @@ class PostgresqlAdapter : public backend::Adapter {
   void apply_migration(const Migration& migration) override;
 
   bool supports_bulk() const override { return !loc_.read_only; }
-  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
-  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_apply_current(std::span<const backend::BulkRecord> records,
+                          std::optional<Tid> expected_last) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions,
+                    std::optional<Tid> expected_last) override;
   void bulk_begin() override;
   void bulk_finish() override;
   void wait_for_bulk_loads() override;

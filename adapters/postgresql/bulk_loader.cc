@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "adapters/postgresql/oid_allocator.h"
+#include "adapters/postgresql/queries.h"
 #include "md5.h"
 #include "relstore/errors.h"
 
@@ -64,12 +65,24 @@ constexpr const char* kMarkBulkDeletions =
     "WHERE id = 0 AND EXISTS (SELECT 1 FROM gone)";
 
 // Runs `body` (statements that may include COPY … FROM STDIN, served in order by `rows`)
-// in one transaction with the OID allocator moved past `highest`: one message.
-void run_batch(Conn& conn, const std::string& body, Oid highest, const CopyProducer& rows) {
-  std::string sql = "BEGIN; " + body;
-  if (!highest.is_zero()) sql += set_min_oid_sql(highest) + "; ";
-  sql += "COMMIT";
+// in one transaction with the OID allocator moved past `highest`: one message. With
+// `expected_last`, a round trip before it takes the commit lock and reads the newest
+// finished TID, which must be that one (Adapter::bulk_apply_current).
+void run_batch(Conn& conn, const std::string& body, Oid highest, const CopyProducer& rows,
+               std::optional<Tid> expected_last) {
+  std::string sql;
   try {
+    if (expected_last) {
+      const auto r = conn.simple(
+          std::string("BEGIN; ") + kCommitLockSql + "; SELECT relstore_last_tid()", Context::other);
+      const Tid now = Tid::from_sql(r.back().int64(0, 0));
+      if (now != *expected_last) throw backend::bulk_destination_moved(now, *expected_last);
+    } else {
+      sql = "BEGIN; ";
+    }
+    sql += body;
+    if (!highest.is_zero()) sql += set_min_oid_sql(highest) + "; ";
+    sql += "COMMIT";
     conn.simple(sql, Context::other, &rows);
   } catch (...) {
     conn.rollback_quietly();
@@ -111,7 +124,8 @@ bool BulkLoader::maybe_written(Oid oid) const {
   return !written_ || oid.value() >= written_->size() || (*written_)[oid.value()];
 }
 
-void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
+void BulkLoader::apply_current(std::span<const backend::BulkRecord> records,
+                               std::optional<Tid> expected_last) {
   if (loc_.keep_history) {
     throw StorageError("a current-records bulk load needs a history-free database");
   }
@@ -159,7 +173,7 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
       }
     }
   };
-  run_batch(*conn_, body, highest, rows);
+  run_batch(*conn_, body, highest, rows, expected_last);
   for (const auto& r : records) note_written(r.oid);
 }
 
@@ -171,7 +185,8 @@ void BulkLoader::note_written(Oid oid) {
   (*written_)[oid.value()] = true;
 }
 
-void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
+void BulkLoader::restore(std::span<const TransactionRecord> transactions,
+                         std::optional<Tid> expected_last) {
   if (!loc_.keep_history) {
     throw StorageError("a transaction bulk load needs a history-preserving database");
   }
@@ -233,7 +248,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
                         "is_empty, username, description, extension, prev_tid, md5, state, "
                         "is_current) FROM STDIN (FORMAT binary); ") +
                 kMoveHp + "; ",
-            highest, rows);
+            highest, rows, expected_last);
   for (const auto& [oid, unused] : last) note_written(oid);
 }
 

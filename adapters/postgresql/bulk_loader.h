@@ -28,9 +28,11 @@ class BulkLoader {
   BulkLoader(const Location& loc, backend::Adapter& counter);
 
   // History-free: upserts the records (one per oid) with their TIDs, deletes absent ones.
-  void apply_current(std::span<const backend::BulkRecord> records);
+  // `expected_last`: Adapter::bulk_apply_current.
+  void apply_current(std::span<const backend::BulkRecord> records,
+                     std::optional<Tid> expected_last);
   // History-preserving: transaction rows, revisions and current_object, as restore would.
-  void restore(std::span<const TransactionRecord> transactions);
+  void restore(std::span<const TransactionRecord> transactions, std::optional<Tid> expected_last);
 
  private:
   // Objects tracked in `written_` (a bitmap by oid); larger oids count as written.

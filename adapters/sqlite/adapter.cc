@@ -173,12 +173,14 @@ BulkLoader& SqliteAdapter::bulk() {
   return *bulk_;
 }
 
-void SqliteAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records) {
-  bulk().apply_current(records);
+void SqliteAdapter::bulk_apply_current(std::span<const backend::BulkRecord> records,
+                                       std::optional<Tid> expected_last) {
+  bulk().apply_current(records, expected_last);
 }
 
-void SqliteAdapter::bulk_restore(std::span<const TransactionRecord> transactions) {
-  bulk().restore(transactions);
+void SqliteAdapter::bulk_restore(std::span<const TransactionRecord> transactions,
+                                 std::optional<Tid> expected_last) {
+  bulk().restore(transactions, expected_last);
 }
 
 void SqliteAdapter::bulk_finish() { bulk_.reset(); }

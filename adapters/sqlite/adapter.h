@@ -50,8 +50,10 @@ class SqliteAdapter : public backend::Adapter {
   std::string identity() override;
   void zap_all() override;
   bool supports_bulk() const override { return !loc_.read_only; }
-  void bulk_apply_current(std::span<const backend::BulkRecord> records) override;
-  void bulk_restore(std::span<const TransactionRecord> transactions) override;
+  void bulk_apply_current(std::span<const backend::BulkRecord> records,
+                          std::optional<Tid> expected_last) override;
+  void bulk_restore(std::span<const TransactionRecord> transactions,
+                    std::optional<Tid> expected_last) override;
   void bulk_begin() override { bulk(); }
   void bulk_finish() override;
   backend::MirrorState mirror_state() override;

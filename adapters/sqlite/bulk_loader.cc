@@ -51,9 +51,15 @@ BulkLoader::~BulkLoader() {
 }
 
 template <class F>
-void BulkLoader::in_transaction(F&& body) {
+void BulkLoader::in_transaction(std::optional<Tid> expected_last, F&& body) {
   db_->prepared("BEGIN IMMEDIATE").run();
   try {
+    if (expected_last) {
+      const Tid now =
+          newest_finished_tid(*db_, loc_.keep_history,
+                              !loc_.keep_history && db_->has_table(backend::kDeletionMarkTable));
+      if (now != *expected_last) throw backend::bulk_destination_moved(now, *expected_last);
+    }
     body();
     // The allocator lives in oids.sqlite3, outside this transaction: it moves first, so
     // that no batch lands without it (a batch that then fails leaves it ahead: harmless).
@@ -65,14 +71,15 @@ void BulkLoader::in_transaction(F&& body) {
   }
 }
 
-void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
+void BulkLoader::apply_current(std::span<const backend::BulkRecord> records,
+                               std::optional<Tid> expected_last) {
   if (loc_.keep_history)
     throw StorageError("a current-records bulk load needs a history-free database");
   Stmt& upsert = db_->prepared(kUpsertCurrent);
   Stmt& drop_blobs = db_->prepared(kDropBlobs);
   Stmt& remove = db_->prepared(kDeleteCurrent);
   const bool mark_deletions = db_->has_table(backend::kDeletionMarkTable);
-  in_transaction([&] {
+  in_transaction(expected_last, [&] {
     Tid deleted;  // the newest TID of a removed row, for polls (backend/deletion_mark.h)
     for (const auto& r : records) {
       highest_ = std::max(highest_, r.oid);
@@ -95,14 +102,15 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records) {
   });
 }
 
-void BulkLoader::restore(std::span<const TransactionRecord> transactions) {
+void BulkLoader::restore(std::span<const TransactionRecord> transactions,
+                         std::optional<Tid> expected_last) {
   if (!loc_.keep_history)
     throw StorageError("a transaction bulk load needs a history-preserving database");
   Stmt& taken = db_->prepared(kTidTaken);
   Stmt& txn_row = db_->prepared(kInsertTransaction);
   Stmt& revision = db_->prepared(kInsertRevision);
   Stmt& current = db_->prepared(kMakeCurrent);
-  in_transaction([&] {
+  in_transaction(expected_last, [&] {
     for (const TransactionRecord& t : transactions) {
       {
         StmtScope scope(taken);

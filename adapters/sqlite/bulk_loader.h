@@ -20,13 +20,16 @@ class BulkLoader {
   explicit BulkLoader(const Location& loc);
   ~BulkLoader();
 
-  void apply_current(std::span<const backend::BulkRecord> records);
-  void restore(std::span<const TransactionRecord> transactions);
+  // `expected_last`: Adapter::bulk_apply_current.
+  void apply_current(std::span<const backend::BulkRecord> records,
+                     std::optional<Tid> expected_last);
+  void restore(std::span<const TransactionRecord> transactions, std::optional<Tid> expected_last);
 
  private:
-  // Runs `body` in BEGIN IMMEDIATE … COMMIT, then moves the OID allocator past `highest`.
+  // Runs `body` in BEGIN IMMEDIATE … COMMIT, then moves the OID allocator past `highest`;
+  // first checks, under that write lock, that the newest finished TID is `expected_last`.
   template <class F>
-  void in_transaction(F&& body);
+  void in_transaction(std::optional<Tid> expected_last, F&& body);
 
   const Location& loc_;
   BulkLock lock_;  // held for the loader's life; released after db_ closes

@@ -1,5 +1,8 @@
 #include "adapters/sqlite/queries.h"
 
+#include "adapters/sqlite/driver.h"
+#include "backend/deletion_mark.h"
+
 namespace relstore::sqlite {
 namespace {
 
@@ -69,6 +72,12 @@ constexpr Queries kHistoryPreserving = {
 
 const Queries& queries(bool keep_history) {
   return keep_history ? kHistoryPreserving : kHistoryFree;
+}
+
+Tid newest_finished_tid(Db& db, bool keep_history, bool has_deletion_mark) {
+  const Tid rows = Tid::from_sql(db.query_int(queries(keep_history).last_tid));
+  if (!has_deletion_mark) return rows;
+  return backend::last_finished(rows, Tid::from_sql(db.query_int(kDeletionMark)));
 }
 
 }  // namespace relstore::sqlite

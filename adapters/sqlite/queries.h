@@ -1,6 +1,8 @@
 // The SQL that differs between history-free and history-preserving SQLite databases.
 #pragma once
 
+#include "relstore/types.h"
+
 namespace relstore::sqlite {
 
 struct Queries {
@@ -19,6 +21,12 @@ struct Queries {
 };
 
 const Queries& queries(bool keep_history);
+
+class Db;
+// The newest finished TID: the last transaction's, or history-free the newest row's or,
+// when the database has one, the deletion record's, whichever is later
+// (backend/deletion_mark.h).
+Tid newest_finished_tid(Db& db, bool keep_history, bool has_deletion_mark);
 
 // Shared by both modes.
 inline constexpr const char* kLoadRevision =

@@ -159,9 +159,7 @@ void SqliteStoreConnection::move(Tid tid) {
 }
 
 Tid SqliteStoreConnection::last_finished_tid() {
-  const Tid rows = Tid::from_sql(db_->query_int(q_.last_tid));
-  if (!has_deletion_mark_) return rows;
-  return backend::last_finished(rows, Tid::from_sql(db_->query_int(kDeletionMark)));
+  return newest_finished_tid(*db_, loc_.keep_history, has_deletion_mark_);
 }
 
 Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {

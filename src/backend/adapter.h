@@ -166,6 +166,14 @@ inline StorageError bulk_load_busy(double seconds) {
       std::to_string(static_cast<int>(seconds)) + " s (commit_lock_timeout). Nothing was changed.");
 }
 
+// The error when a bulk batch finds, under the commit lock, that the database's newest
+// finished TID is not where the load expected it: another process committed meanwhile.
+inline StorageError bulk_destination_moved(Tid now, Tid expected) {
+  return StorageError("another process committed to this database during the bulk load (its " +
+                      std::string("last transaction is ") + now.hex() + ", the load expected " +
+                      expected.hex() + "): the batch was not written");
+}
+
 // A current record for a history-free bulk load (convert).
 struct BulkRecord {
   Oid oid;
@@ -199,15 +207,23 @@ class Adapter {
   virtual bool supports_bulk() const { return false; }
   // History-free: writes `records` (one per oid) in one transaction — rows upserted with
   // their own TIDs, absent ones deleted — and moves the OID allocator past them.
-  virtual void bulk_apply_current(std::span<const BulkRecord> records) {
+  // With `expected_last`, the batch first takes the commit lock and writes nothing
+  // (bulk_destination_moved) unless the newest finished TID is that one: a commit by
+  // another process since convert last looked would otherwise end up ahead of the batch's
+  // older TIDs, where polls never report them.
+  virtual void bulk_apply_current(std::span<const BulkRecord> records,
+                                  std::optional<Tid> expected_last = std::nullopt) {
     (void)records;
+    (void)expected_last;
     throw StorageError(dialect() + ": bulk loading is not supported");
   }
   // History-preserving: writes whole transactions (ascending TIDs, new to the database)
   // in one database transaction, exactly as restore would, and moves the OID allocator
   // past them.
-  virtual void bulk_restore(std::span<const TransactionRecord> transactions) {
+  virtual void bulk_restore(std::span<const TransactionRecord> transactions,
+                            std::optional<Tid> expected_last = std::nullopt) {
     (void)transactions;
+    (void)expected_last;
     throw StorageError(dialect() + ": bulk loading is not supported");
   }
   // Takes the bulk-load lock (waiting up to the lock timeout, bulk_load_busy after) and

@@ -278,7 +278,7 @@ class Converter {
       // The walk above can take long: whatever committed meanwhile (a new object the
       // walk took for deleted) must stop the removal.
       begin_load();
-      bulk_adapter_->bulk_apply_current(records);
+      bulk_adapter_->bulk_apply_current(records, expected_last_);
       after_load(Tid(), *deleted_at_);
       return;
     }
@@ -406,13 +406,13 @@ class Converter {
     Tid low, high;
     if (keep_history_) {
       low = high = history_batch_.back().tid;
-      bulk_adapter_->bulk_restore(history_batch_);
+      bulk_adapter_->bulk_restore(history_batch_, expected_last_);
     } else {
       for (const auto& r : current_batch_) {
         if (r.state) low = std::max(low, r.tid);
         high = std::max(high, r.tid);
       }
-      bulk_adapter_->bulk_apply_current(current_batch_);
+      bulk_adapter_->bulk_apply_current(current_batch_, expected_last_);
     }
     after_load(low, high);
     report.done.transactions += batched_.transactions;
@@ -452,8 +452,10 @@ class Converter {
 
   // Between batches: nothing but this load may have written to the destination. Another
   // writer's commits would be overwritten by the load or interleaved with it (older TIDs
-  // after newer ones), and the copy would pass for a faithful one. A check, not a lock:
-  // a commit in the moment after a batch with a TID inside the batch's range is not seen.
+  // after newer ones), and the copy would pass for a faithful one. Each batch checks the
+  // same again under the destination's commit lock before it writes (the dialects'
+  // bulk calls take expected_last_), so a commit in the moment between this check and
+  // the batch stops the batch too.
   void check_destination_unchanged() {
     if (!expected_last_) return;
     const Tid now = destination_last_tid();

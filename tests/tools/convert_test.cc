@@ -10,6 +10,7 @@
 #include <fstream>
 #include <thread>
 
+#include "backend/registry.h"
 #include "filestorage/format.h"
 #include "relstore/blob_dir.h"
 #include "relstore/errors.h"
@@ -1008,6 +1009,64 @@ TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
                    [&](ConvertOptions& o) { o.destination_blob_dir = d.sub("blobs"); }),
                ConfigError);
   EXPECT_FALSE(fs::exists(d.sub("new")));
+}
+
+// A bulk batch checks, under the destination's commit lock, that the destination still
+// ends where the conversion left it: a commit by another process in the moment between
+// convert's check and the batch used to be found only after the batch had landed behind
+// it (older TIDs after a newer one, which polls never report).
+TEST(Convert, ABulkBatchWritesNothingOnceAnotherProcessCommitted) {
+  TempDir d;
+  for (const bool hp : {false, true}) {
+    std::vector<std::string> legs = {"sqlite://" + d.sub(hp ? "moved_hp" : "moved_hf") +
+                                     (hp ? "?history=preserving" : "?history=free")};
+    for (const auto& s : server_legs(hp)) legs.push_back(s);
+    for (const auto& uri_text : legs) {
+      const StorageUri uri = StorageUri::parse(uri_text);
+      SCOPED_TRACE(uri.redacted());
+      auto st = open_storage(uri_text);
+      st->zap_all();
+      auto inst = st->new_instance();
+      TransactionMetaData meta{"", "", ""};
+      inst->tpc_begin(meta);
+      inst->store(Oid(1), std::nullopt, "another process's commit", meta);
+      inst->tpc_vote(meta);
+      const Tid foreign = inst->tpc_finish(meta);
+      auto adapter = backend::open_adapter(uri, uri.options());
+      ASSERT_TRUE(adapter->supports_bulk());
+      const Tid batch_tid(foreign.value() - 10);  // a source TID, older than the commit
+      const Tid expected(foreign.value() - 20);   // where convert had seen the destination
+      auto write = [&](std::optional<Tid> expected_last) {
+        if (hp) {
+          TransactionRecord t;
+          t.tid = batch_tid;
+          t.records.push_back({Oid(2), batch_tid, std::string("batch"), std::nullopt});
+          adapter->bulk_restore(std::vector<TransactionRecord>{t}, expected_last);
+        } else {
+          adapter->bulk_apply_current(
+              std::vector<backend::BulkRecord>{{Oid(2), batch_tid, std::string("batch")}},
+              expected_last);
+        }
+      };
+      try {
+        write(expected);
+        ADD_FAILURE() << "the batch landed behind another process's commit";
+      } catch (const StorageError& e) {
+        EXPECT_NE(std::string(e.what()).find("another process committed"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find(foreign.hex()), std::string::npos) << e.what();
+      }
+      adapter->bulk_finish();
+      auto reader = st->new_instance();
+      reader->poll_invalidations();
+      EXPECT_THROW(reader->load(Oid(2)), POSKeyError);
+      // Where the destination really stands, the batch goes in.
+      write(foreign);
+      adapter->bulk_finish();
+      reader->poll_invalidations();
+      EXPECT_EQ(reader->load(Oid(2)).data, "batch");
+    }
+  }
 }
 
 // A file named as the destination that is no Data.fs is not cleared, and the error says
