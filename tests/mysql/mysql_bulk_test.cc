@@ -86,6 +86,37 @@ TEST_F(MysqlBulk, IncrementalHistoryFreeLoadReplacesAndDeletes) {
   EXPECT_EQ(inst->load(Oid(10)).tid, open_storage(src)->new_instance()->load(Oid(10)).tid);
 }
 
+// A history-free commit drops the blob chunks of the objects it writes, as RelStorage's
+// move does; they stayed behind, unreachable (their TID no longer the object's).
+TEST_F(MysqlBulk, AHistoryFreeCommitDropsTheBlobChunksOfTheStatesItReplaces) {
+  const std::string dst = fresh_database("commit_blob_chunks", "?history=free");
+  auto st = open_storage(dst);
+  auto inst = st->new_instance();
+  auto commit = [&](std::optional<Tid> serial, const std::string& data) {
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(10), serial, data, txn);
+    inst->store(Oid(11), serial, data, txn);
+    inst->tpc_vote(txn);
+    return inst->tpc_finish(txn);
+  };
+  const Tid t1 = commit(std::nullopt, "v1");
+  auto conn = connect(StorageUri::parse(dst).database);
+  conn->exec(
+      "INSERT INTO blob_chunk (zoid, chunk_num, tid, chunk) SELECT zoid, 0, tid, 'x' "
+      "FROM object_state");
+  conn->exec("COMMIT");
+  ASSERT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk"), 2);
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(Oid(10), t1, "v2", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  conn->exec("COMMIT");  // a new snapshot
+  EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk WHERE zoid = 10"), 0);
+  EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM blob_chunk WHERE zoid = 11"), 1);
+}
+
 TEST_F(MysqlBulk, IncrementalHistoryPreservingLoadAddsRevisions) {
   ::relstore::testing::TempDir d;
   const std::string src = sample_source(d);
