@@ -19,7 +19,7 @@ constexpr std::string_view kInsertTemp =
 int lock_wait_seconds(double timeout) { return std::max(1, static_cast<int>(std::ceil(timeout))); }
 
 size_t row_size(const backend::PendingRecord& r) {
-  return 80 + r.md5.size() + (r.state ? binary_literal_size(*r.state) : 4);
+  return 80 + r.md5.value_or("").size() + (r.state ? binary_literal_size(*r.state) : 4);
 }
 
 void append_row(std::string& sql, const backend::PendingRecord& r) {
@@ -28,11 +28,11 @@ void append_row(std::string& sql, const backend::PendingRecord& r) {
   sql += ',';
   sql += std::to_string(r.prev_tid.sql());
   sql += ',';
-  if (r.md5.empty()) {
+  if (!r.md5) {
     sql += "NULL";
   } else {
     sql += '\'';
-    sql += r.md5;  // lowercase hex: nothing to escape
+    sql += *r.md5;  // lowercase hex: nothing to escape
     sql += '\'';
   }
   sql += ',';

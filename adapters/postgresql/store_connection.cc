@@ -43,14 +43,14 @@ constexpr const char* kCopyTempStore =
 constexpr Statement kReplaceTemp = {
     "", "UPDATE temp_store SET prev_tid = $1, md5 = $2, state = $3 WHERE zoid = $4"};
 
-// A record's md5 (NULL when empty: history-free) and state (NULL: deleted), into a COPY
+// A record's md5 (NULL when none: history-free) and state (NULL: deleted), into a COPY
 // row, array elements or statement parameters alike (each has bytes() and null()).
 template <class Md5Out, class StateOut>
 void put_md5_and_state(const backend::PendingRecord& r, Md5Out& md5, StateOut& state) {
-  if (r.md5.empty()) {
+  if (!r.md5) {
     md5.null();
   } else {
-    md5.bytes(r.md5);
+    md5.bytes(*r.md5);
   }
   if (r.state) {
     state.bytes(*r.state);

@@ -62,10 +62,10 @@ void SqliteStoreConnection::upload(std::span<const backend::PendingRecord> recor
   for (const auto& r : records) {
     StmtScope scope(s);
     s.bind(1, r.oid.sql()).bind(2, r.prev_tid.sql());
-    if (r.md5.empty()) {
+    if (!r.md5) {
       s.bind_null(3);
     } else {
-      s.bind_text(3, r.md5);  // hex text in a BLOB-declared column, as RelStorage stores it
+      s.bind_text(3, *r.md5);  // hex text in a BLOB-declared column, as RelStorage stores it
     }
     if (r.state) {
       s.bind_state(4, *r.state, r.oid.value());
@@ -128,10 +128,10 @@ void SqliteStoreConnection::replace(std::span<const backend::PendingRecord> reco
   for (const auto& r : records) {
     StmtScope scope(s);
     s.bind(1, r.prev_tid.sql());
-    if (r.md5.empty()) {
+    if (!r.md5) {
       s.bind_null(2);
     } else {
-      s.bind_text(2, r.md5);
+      s.bind_text(2, *r.md5);
     }
     if (r.state) {
       s.bind_state(3, *r.state, r.oid.value());

@@ -76,7 +76,10 @@ struct PendingRecord {
   Oid oid;
   Tid prev_tid;                // the serial the writer read; zero for a new object
   std::optional<Bytes> state;  // none: delete (store) or absent revision (restore)
-  std::string md5;             // lowercase hex MD5 of state (history-preserving only)
+  // History-preserving only: the lowercase hex MD5 of the state; "" for a deletion, as
+  // RelStorage's deleteObject writes it (its undo check compares md5s, and NULL equals
+  // nothing); none (NULL) history-free and for a restore's absent revision.
+  std::optional<std::string> md5;
 };
 
 struct ReadCurrent {

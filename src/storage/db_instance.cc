@@ -395,7 +395,11 @@ std::vector<Oid> DbInstance::tpc_vote(const TransactionMetaData& txn) {
   for (size_t i = 0; i < records_.size(); ++i) record_index_[records_[i].oid] = i;
   if (storage_.keep_history()) {
     for (auto& r : records_) {
-      if (r.state) r.md5 = md5_hex(*r.state);
+      if (r.state) {
+        r.md5 = md5_hex(*r.state);
+      } else if (!restoring_) {
+        r.md5 = std::string();
+      }
     }
   }
   // One check per (object, serial): the same read twice is checked once.

@@ -15,6 +15,7 @@
 #include "schema/migrations.h"
 #include "schema/server_code.h"
 #include "support/cli_run.h"
+#include "support/commits.h"
 
 namespace relstore::mysql::testing {
 namespace {
@@ -570,6 +571,19 @@ TEST_F(MysqlSchema, TheCommandLineExitsWithOneAndAClearMessage) {
   EXPECT_EQ(r.code, 1) << out;
   EXPECT_NE(out.find("wrong user name or password"), std::string::npos) << out;
   EXPECT_EQ(out.find("Wr0ng-S3cret"), std::string::npos) << out;
+}
+
+// A history-preserving deletion's row has md5 '' (RelStorage's deleteObject writes that):
+// RelStorage's undo refuses a transaction whose objects' md5 changed since, and a NULL
+// md5 compares equal to nothing, so an earlier change of a deleted object was undoable.
+TEST_F(MysqlSchema, ADeletionRowHasAnEmptyMd5AsRelStorageWritesIt) {
+  const std::string uri = fresh_database("deletion_md5", "?history=preserving");
+  const Tid deleted =
+      ::relstore::testing::create_then_delete(*open_storage(uri)->new_instance(), Oid(5));
+  auto conn = connect(db_of(uri));
+  EXPECT_EQ(conn->query_int("SELECT COUNT(*) FROM object_state WHERE zoid = 5 AND tid = " +
+                            std::to_string(deleted.sql()) + " AND state IS NULL AND md5 = ''"),
+            1);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "relstore/storage.h"
 #include "schema/migrations.h"
 #include "schema/server_code.h"
+#include "support/commits.h"
 
 namespace relstore {
 namespace {
@@ -408,6 +409,19 @@ TEST(PostgresqlSchema, FunctionsWithAnOlderSignatureStayBesideTheCurrentOnes) {
     EXPECT_NE(std::string(e.what()).find("lock"), std::string::npos) << e.what();
   }
   holder->simple("ROLLBACK", postgresql::Context::other);
+}
+
+// A history-preserving deletion's row has md5 '' (RelStorage's deleteObject writes that):
+// RelStorage's undo refuses a transaction whose objects' md5 changed since, and a NULL
+// md5 compares equal to nothing, so an earlier change of a deleted object was undoable.
+TEST(PostgresqlSchema, ADeletionRowHasAnEmptyMd5AsRelStorageWritesIt) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_deletion_md5");
+  auto st = open_storage(db.uri("history=preserving"));
+  const Tid deleted = testing::create_then_delete(*st->new_instance(), Oid(5));
+  EXPECT_EQ(count(db, "SELECT COUNT(*) FROM object_state WHERE zoid = 5 AND tid = " +
+                          std::to_string(deleted.sql()) + " AND state IS NULL AND md5 = ''"),
+            "1");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "relstore/ops.h"
 #include "relstore/storage.h"
 #include "schema/migrations.h"
+#include "support/commits.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -245,6 +246,25 @@ TEST(SqliteSchema, RelstoresTablesWithoutRelStoragesAreNamed) {
     EXPECT_NE(what.find("relstore_schema"), std::string::npos) << what;
     EXPECT_NE(what.find("no object_state"), std::string::npos) << what;
   }
+}
+
+// A history-preserving deletion's row has md5 '' (RelStorage's deleteObject writes that):
+// RelStorage's undo refuses a transaction whose objects' md5 changed since, and a NULL
+// md5 compares equal to nothing, so an earlier change of a deleted object was undoable.
+TEST(SqliteSchema, ADeletionRowHasAnEmptyMd5AsRelStorageWritesIt) {
+  TempDir d;
+  const Tid deleted = testing::create_then_delete(
+      *open_storage(uri_of(d, "db", "?history=preserving"))->new_instance(), Oid(5));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((d.sub("db") + "/main.sqlite3").c_str(), &db), SQLITE_OK);
+  const std::string sql = "SELECT COUNT(*) FROM object_state WHERE zoid = 5 AND tid = " +
+                          std::to_string(deleted.sql()) + " AND state IS NULL AND md5 = ''";
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 1);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
 }
 
 }  // namespace
