@@ -45,12 +45,25 @@ std::vector<Oid> OidAllocator::allocate() {
 
 void OidAllocator::cleanup(int64_t first, int64_t last) {
   if ((first - 1) / kCleanupEvery == last / kCleanupEvery) return;  // no multiple of it crossed
+  // Waits at most a second for row locks: a RelStorage process's allocation keeps its
+  // new_oid rows locked until its own commit ends, and this runs while every thread of
+  // the storage waits for new_oid; the store session's own wait is the commit lock
+  // timeout (30 s by default).
   try {
     conn_.batch(
-        "DELETE FROM new_oid WHERE zoid < " + std::to_string(first - kCleanupEvery) + "; COMMIT", 2,
-        Context::other);
+        "SET @relstore_lock_wait = @@SESSION.innodb_lock_wait_timeout; "
+        "SET SESSION innodb_lock_wait_timeout = 1; DELETE FROM new_oid WHERE zoid < " +
+            std::to_string(first - kCleanupEvery) +
+            "; COMMIT; SET SESSION innodb_lock_wait_timeout = @relstore_lock_wait",
+        5, Context::other);
   } catch (const StorageError&) {
-    conn_.rollback();  // housekeeping only: the next cleanup catches up
+    // Housekeeping only: the next cleanup catches up.
+    try {
+      conn_.rollback();
+      conn_.exec("SET SESSION innodb_lock_wait_timeout = @relstore_lock_wait", Context::other);
+    } catch (const StorageError&) {
+      // A session that fails here is found broken and replaced before its next use.
+    }
   }
 }
 

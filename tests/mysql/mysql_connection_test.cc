@@ -261,6 +261,30 @@ TEST_F(MysqlConnection, AVoteCutByTheClientsReadTimeoutIsNotRunAgain) {
   holder->exec("ROLLBACK");
 }
 
+// The allocator's cleanup of old new_oid rows waits at most a second for a row another
+// session holds (RelStorage allocates in its open store transaction and keeps its rows
+// locked until its commit): new_oid, which every thread of a storage waits for, stalled
+// for the whole commit lock timeout.
+TEST_F(MysqlConnection, TheOidCleanupDoesNotWaitForAnotherSessionsRows) {
+  const std::string uri = fresh_database("oid_cleanup", "?history=free");
+  auto st = open_storage(uri + "&commit_lock_timeout=20");
+  auto setup = connect(StorageUri::parse(uri).database);
+  setup->exec("INSERT INTO new_oid (zoid) VALUES (998), (1998)");
+  setup->exec("COMMIT");
+  auto holder = connect(StorageUri::parse(uri).database);
+  holder->exec("START TRANSACTION");
+  holder->exec("SELECT zoid FROM new_oid WHERE zoid = 998 FOR UPDATE");
+  auto inst = st->new_instance();
+  const auto started = std::chrono::steady_clock::now();
+  // Blocks 1999, then 2000 and 2001: the second allocation crosses block 2000 and cleans
+  // up the rows below block 1000, among them the one the holder keeps locked.
+  Oid last;
+  for (int i = 0; i < 40; ++i) last = inst->new_oid();
+  EXPECT_GE(last.value(), 2000u * 16 - 15);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
+  holder->exec("COMMIT");
+}
+
 TEST_F(MysqlConnection, UploadsLargerThanOnePacketAreSplitAndATooLargeRecordIsAClearError) {
   const std::string uri = fresh_database("packets", "?history=free");
   auto st = open_storage(uri);
