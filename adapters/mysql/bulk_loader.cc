@@ -49,7 +49,13 @@ void take_bulk_lock(Connection& conn, double timeout, bool keep) {
   if (!keep) release_named_lock(conn, "relstore_bulk");
 }
 
-void expect_last_tid(Connection& conn, const Settings& settings, Tid expected_last) {
+void expect_last_tid(Connection& conn, const Settings& settings, std::vector<int64_t> zoids,
+                     Tid expected_last) {
+  std::sort(zoids.begin(), zoids.end());
+  query_in(conn,
+           std::string("SELECT zoid FROM ") +
+               (settings.keep_history ? "current_object" : "object_state") + " WHERE zoid IN (",
+           zoids, ") ORDER BY zoid FOR UPDATE", nullptr);
   conn.exec("SELECT tid FROM commit_row_lock WHERE tid = 0 FOR UPDATE", Context::commit,
             "taking the commit lock for a bulk batch");
   Tid now = Tid::from_sql(conn.query_int(queries(settings.keep_history).last_tid));
@@ -88,7 +94,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions,
     }
   }
   try {
-    if (expected_last) expect_last_tid(*conn_, settings_, *expected_last);
+    if (expected_last) expect_last_tid(*conn_, settings_, first_seen, *expected_last);
     std::optional<Tid> taken;
     query_in(*conn_, "SELECT tid FROM \"transaction\" WHERE tid IN (", tids, ") LIMIT 1",
              [&](Rows& r) {

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "adapters/mysql/adapter.h"
 #include "adapters/mysql/oid_allocator.h"
@@ -15,10 +16,14 @@ namespace relstore::mysql {
 // (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
 void take_bulk_lock(Connection& conn, double timeout, bool keep);
 
-// Begins a batch with `expected_last` (Adapter::bulk_apply_current): takes the commit lock
-// in `conn`'s transaction and throws backend::bulk_destination_moved unless the newest
-// finished TID is that one.
-void expect_last_tid(Connection& conn, const Settings& settings, Tid expected_last);
+// Begins a batch with `expected_last` (Adapter::bulk_apply_current): locks the rows of
+// `zoids` that voters lock (object_state history-free, current_object history-preserving),
+// in OID order, then takes the commit lock, both in `conn`'s transaction, and throws
+// backend::bulk_destination_moved unless the newest finished TID is that one. Rows before
+// the commit lock, as voters take them: the other way round, a batch holding the commit
+// lock waited for a voter's row while the voter waited for the commit lock at finish.
+void expect_last_tid(Connection& conn, const Settings& settings, std::vector<int64_t> zoids,
+                     Tid expected_last);
 
 // Writes batches of whole transactions, each batch one database transaction, with
 // multi-row INSERTs bounded by max_allowed_packet: what restore would write (prev_tid

@@ -49,6 +49,7 @@ void OidAllocator::cleanup(int64_t first, int64_t last) {
   // new_oid rows locked until its own commit ends, and this runs while every thread of
   // the storage waits for new_oid; the store session's own wait is the commit lock
   // timeout (30 s by default).
+  lock_wait_touched_ = true;
   try {
     conn_.batch(
         "SET @relstore_lock_wait = @@SESSION.innodb_lock_wait_timeout; "
@@ -58,12 +59,8 @@ void OidAllocator::cleanup(int64_t first, int64_t last) {
         5, Context::other);
   } catch (const StorageError&) {
     // Housekeeping only: the next cleanup catches up.
-    try {
-      conn_.rollback();
-      conn_.exec("SET SESSION innodb_lock_wait_timeout = @relstore_lock_wait", Context::other);
-    } catch (const StorageError&) {
-      // A session that fails here is found broken and replaced before its next use.
-    }
+    // rollback() never throws; the lock wait is set again by the owner (take_lock_wait_touched).
+    conn_.rollback();
   }
 }
 

@@ -1,6 +1,7 @@
 // OID blocks from the new_oid auto-increment table, as RelStorage allocates them on MySQL.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "adapters/mysql/driver.h"
@@ -18,6 +19,10 @@ class OidAllocator {
   // blocks doubles with every call, from 1 up to 16 (256 OIDs): a busy writer asks rarely,
   // a short-lived process wastes little. Unused OIDs are simply never handed out.
   std::vector<Oid> allocate();
+  // Whether an allocate() since the last call changed the session's innodb_lock_wait_timeout
+  // for its cleanup: it puts it back, but a failure on the way could leave it at 1 s, so
+  // the owner sets it again before it next relies on it.
+  bool take_lock_wait_touched() { return std::exchange(lock_wait_touched_, false); }
   // Later blocks start above the block holding `oid`.
   void set_min(Oid oid);
   // The statement set_min sends before its COMMIT, for a bulk load to send inside its own
@@ -32,6 +37,7 @@ class OidAllocator {
 
   Connection& conn_;
   int blocks_ = 1;
+  bool lock_wait_touched_ = false;
 };
 
 }  // namespace relstore::mysql

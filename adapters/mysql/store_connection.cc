@@ -87,7 +87,9 @@ auto MysqlStoreConnection::once_more_if_lost(F&& step) {
 
 std::vector<Oid> MysqlStoreConnection::allocate_oids() {
   // A block taken on the lost connection but not reported is skipped, which is harmless.
-  return once_more_if_lost([&] { return oids_->allocate(); });
+  auto oids = once_more_if_lost([&] { return oids_->allocate(); });
+  if (oids_->take_lock_wait_touched()) lock_wait_seconds_ = 0;  // the next vote sets it again
+  return oids;
 }
 
 void MysqlStoreConnection::set_min_oid(Oid oid) {
@@ -321,7 +323,11 @@ void MysqlStoreConnection::apply_current(std::span<const backend::BulkRecord> re
   };
   rows.name = [&](size_t i) { return "the record of oid " + present[i]->oid.hex(); };
   try {
-    if (expected_last) expect_last_tid(*conn_, settings_, *expected_last);
+    if (expected_last) {
+      std::vector<int64_t> zoids = gone;
+      for (const auto* r : present) zoids.push_back(r->oid.sql());
+      expect_last_tid(*conn_, settings_, std::move(zoids), *expected_last);
+    }
     // Deletions are rare in a load: statements of their own, a few thousand oids each.
     constexpr size_t kPerStatement = 2000;
     for (size_t i = 0; i < gone.size(); i += kPerStatement) {

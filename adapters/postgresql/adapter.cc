@@ -155,7 +155,8 @@ void PostgresqlAdapter::zap_all() {
   // commits out while the tables empty.
   conn->simple(
       // Mirror batches first (json_mirror.cc, kWriterLock), then commits.
-      std::string("BEGIN; SELECT pg_advisory_xact_lock(1919249523, 5); ") + kCommitLockSql + "; " +
+      std::string("BEGIN; SELECT pg_advisory_xact_lock(1919249523, 5); ") +
+          object_table_lock_sql(loc_.keep_history) + "; " + kCommitLockSql + "; " +
           (loc_.keep_history
                ? "DELETE FROM current_object; DELETE FROM blob_chunk; "
                  "DELETE FROM object_state; DELETE FROM \"transaction\" WHERE tid > 0; "

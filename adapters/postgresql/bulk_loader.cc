@@ -67,14 +67,16 @@ constexpr const char* kMarkBulkDeletions =
 // Runs `body` (statements that may include COPY … FROM STDIN, served in order by `rows`)
 // in one transaction with the OID allocator moved past `highest`: one message. With
 // `expected_last`, a round trip before it takes the commit lock and reads the newest
-// finished TID, which must be that one (Adapter::bulk_apply_current).
-void run_batch(Conn& conn, const std::string& body, Oid highest, const CopyProducer& rows,
-               std::optional<Tid> expected_last) {
+// finished TID, which must be that one (Adapter::bulk_apply_current); the object table's
+// lock comes first, as in zap_all (queries.h).
+void run_batch(Conn& conn, bool keep_history, const std::string& body, Oid highest,
+               const CopyProducer& rows, std::optional<Tid> expected_last) {
   std::string sql;
   try {
     if (expected_last) {
-      const auto r = conn.simple(
-          std::string("BEGIN; ") + kCommitLockSql + "; SELECT relstore_last_tid()", Context::other);
+      const auto r = conn.simple(std::string("BEGIN; ") + object_table_lock_sql(keep_history) +
+                                     "; " + kCommitLockSql + "; SELECT relstore_last_tid()",
+                                 Context::other);
       const Tid now = Tid::from_sql(r.back().int64(0, 0));
       if (now != *expected_last) throw backend::bulk_destination_moved(now, *expected_last);
     } else {
@@ -173,7 +175,7 @@ void BulkLoader::apply_current(std::span<const backend::BulkRecord> records,
       }
     }
   };
-  run_batch(*conn_, body, highest, rows, expected_last);
+  run_batch(*conn_, loc_.keep_history, body, highest, rows, expected_last);
   for (const auto& r : records) note_written(r.oid);
 }
 
@@ -243,7 +245,7 @@ void BulkLoader::restore(std::span<const TransactionRecord> transactions,
       }
     }
   };
-  run_batch(*conn_,
+  run_batch(*conn_, loc_.keep_history,
             std::string("TRUNCATE relstore_bulk_hp; COPY relstore_bulk_hp (tid, zoid, packed, "
                         "is_empty, username, description, extension, prev_tid, md5, state, "
                         "is_current) FROM STDIN (FORMAT binary); ") +

@@ -31,6 +31,15 @@ inline constexpr Statement kRollback = {"", "ROLLBACK"};
 // exclude each other. Not an advisory lock: RelStorage holds the session advisory lock -1
 // through a whole pack or undo, and commits must not wait for that.
 inline constexpr const char* kCommitLockSql = "SELECT tid FROM commit_row_lock FOR UPDATE";
+// For what takes the commit lock and then writes object rows (zap_all, bulk batches): the
+// table whose rows voters lock, taken first. Voters lock rows, then wait for the commit
+// lock at finish; taking the commit lock first and then waiting for a voter's row closed
+// a cycle that PostgreSQL's deadlock detector broke by failing one side (a finish, after
+// its vote). EXCLUSIVE mode waits for those voters and lets plain reads through.
+inline const char* object_table_lock_sql(bool keep_history) {
+  return keep_history ? "LOCK TABLE current_object IN EXCLUSIVE MODE"
+                      : "LOCK TABLE object_state IN EXCLUSIVE MODE";
+}
 inline constexpr Statement kCommitLock = {"", kCommitLockSql};
 // Polls' marks (src/backend/deletion_mark.h): history-free deletions, and where a
 // history-preserving database's history starts.

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <map>
 #include <thread>
 
@@ -283,6 +284,26 @@ TEST_F(MysqlConnection, TheOidCleanupDoesNotWaitForAnotherSessionsRows) {
   EXPECT_GE(last.value(), 2000u * 16 - 15);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(8));
   holder->exec("COMMIT");
+  // The session's own lock wait is back: a vote waits for an object lock longer than the
+  // cleanup's second.
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(last, std::nullopt, "v1", txn);
+  inst->tpc_vote(txn);
+  const Tid t1 = inst->tpc_finish(txn);
+  holder->exec("START TRANSACTION");
+  holder->exec("SELECT zoid FROM object_state WHERE zoid = " + std::to_string(last.sql()) +
+               " FOR UPDATE");
+  auto release = std::async(std::launch::async, [&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    holder->exec("COMMIT");
+  });
+  TransactionMetaData again{"", "", ""};
+  inst->tpc_begin(again);
+  inst->store(last, t1, "v2", again);
+  EXPECT_NO_THROW(inst->tpc_vote(again));
+  inst->tpc_abort(again);
+  release.get();
 }
 
 TEST_F(MysqlConnection, UploadsLargerThanOnePacketAreSplitAndATooLargeRecordIsAClearError) {

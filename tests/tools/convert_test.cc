@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include "backend/registry.h"
@@ -1065,6 +1066,68 @@ TEST(Convert, ABulkBatchWritesNothingOnceAnotherProcessCommitted) {
       adapter->bulk_finish();
       reader->poll_invalidations();
       EXPECT_EQ(reader->load(Oid(2)).data, "batch");
+    }
+  }
+}
+
+// A commit between its vote and its finish holds its objects' locks and then waits for the
+// commit lock. What takes the commit lock and writes object rows (zap_all, a bulk batch)
+// must not take it first and then wait for those rows: PostgreSQL's deadlock detector
+// failed one side of that cycle, the voter's finish among them.
+TEST(Convert, AZapOrABulkBatchWaitsForAVotedCommitWithoutADeadlock) {
+  TempDir d;
+  for (const bool hp : {false, true}) {
+    std::vector<std::string> legs = {"sqlite://" + d.sub(hp ? "voted_hp" : "voted_hf") +
+                                     (hp ? "?history=preserving" : "?history=free")};
+    for (const auto& s : server_legs(hp)) legs.push_back(s);
+    for (const auto& uri_text : legs) {
+      const StorageUri uri = StorageUri::parse(uri_text);
+      SCOPED_TRACE(uri.redacted());
+      for (const bool zap : {false, true}) {
+        SCOPED_TRACE(zap ? "zap_all" : "bulk batch");
+        auto st = open_storage(uri_text + "&commit_lock_timeout=20");
+        st->zap_all();
+        auto voter = st->new_instance();
+        TransactionMetaData create{"", "", ""};
+        voter->tpc_begin(create);
+        voter->store(Oid(1), std::nullopt, "v1", create);
+        voter->tpc_vote(create);
+        const Tid t1 = voter->tpc_finish(create);
+        TransactionMetaData txn{"", "", ""};
+        voter->tpc_begin(txn);
+        voter->store(Oid(1), t1, "v2", txn);
+        voter->tpc_vote(txn);
+        auto adapter = backend::open_adapter(uri, uri.options());
+        auto other = std::async(std::launch::async, [&] {
+          if (zap) {
+            open_storage(uri_text + "&commit_lock_timeout=20")->zap_all();
+          } else if (hp) {
+            TransactionRecord t;
+            t.tid = Tid(t1.value() + 1000);
+            t.records.push_back({Oid(1), t.tid, std::string("batch"), std::nullopt});
+            adapter->bulk_restore(std::vector<TransactionRecord>{t}, t1);
+          } else {
+            adapter->bulk_apply_current(
+                std::vector<backend::BulkRecord>{{Oid(1), Tid(t1.value() + 1000), "batch"}}, t1);
+          }
+        });
+        // Longer than PostgreSQL's deadlock_timeout (1 s), in which a cycle is found.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+        EXPECT_NO_THROW(voter->tpc_finish(txn));
+        if (zap) {
+          EXPECT_NO_THROW(other.get());
+        } else {
+          // The batch then finds the voter's commit where it expected t1.
+          try {
+            other.get();
+            ADD_FAILURE() << "the batch landed after another process's commit";
+          } catch (const StorageError& e) {
+            EXPECT_NE(std::string(e.what()).find("another process committed"), std::string::npos)
+                << e.what();
+          }
+        }
+        adapter->bulk_finish();
+      }
     }
   }
 }
