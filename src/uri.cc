@@ -11,6 +11,12 @@
 namespace relstore {
 namespace {
 
+std::string lowercase(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
 bool is_secret_key(std::string_view key) {
   return key == "password" || key == "passwd" || key == "sslpassword";
 }
@@ -139,8 +145,7 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
 }  // namespace
 
 bool parse_bool(const std::string& key, const std::string& value) {
-  std::string v = value;
-  for (char& c : v) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string v = lowercase(value);
   if (v == "1" || v == "true" || v == "on" || v == "yes" || v.empty()) return true;
   if (v == "0" || v == "false" || v == "off" || v == "no") return false;
   throw ConfigError("option " + key + ": expected true/false, got '" + value + "'");
@@ -189,8 +194,7 @@ StorageUri StorageUri::parse(std::string_view text) {
     throw ConfigError("malformed URI '" + redact_secrets(text) +
                       "': expected scheme:…, one of sqlite:, postgresql://, mysql://, file:");
   }
-  std::string scheme(text.substr(0, colon));
-  for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string scheme = lowercase(std::string(text.substr(0, colon)));
   if (scheme == "sqlite" || scheme == "sqlite3") {
     uri.scheme = Scheme::sqlite;
   } else if (scheme == "postgresql" || scheme == "postgres") {
@@ -280,7 +284,7 @@ std::string render(const StorageUri& u, bool redact) {
 
 StorageOptions StorageUri::options() const {
   StorageOptions o;
-  // Options that two spellings set: both given is refused unless they agree.
+  // Options that two spellings set: both given is refused, even when they agree.
   std::map<std::string_view, std::string> spelled;
   auto once = [&](std::string_view option, const std::string& key, const std::string& value) {
     const auto [it, added] = spelled.emplace(option, key + "=" + value);
@@ -388,18 +392,17 @@ std::string sqlite_pragma_problem(const std::string& name, const std::string& va
     return "pragma names and values may hold only letters, digits, '_', '-' and '.'";
   }
   if (sqlite_pragma_is_relstores(name, value)) return "";
-  if (name == "journal_mode" || name == "query_only" || name == "foreign_keys") {
+  // SQLite reads pragma names in any case.
+  const std::string n = lowercase(name);
+  if (n == "journal_mode" || n == "query_only" || n == "foreign_keys") {
     return std::string("relstore sets this pragma itself") +
-           (name == "journal_mode" ? " (to wal)" : "");
+           (n == "journal_mode" ? " (to wal)" : "");
   }
   return "";
 }
 
 bool sqlite_pragma_is_relstores(const std::string& name, const std::string& value) {
-  std::string v = value;
-  std::transform(v.begin(), v.end(), v.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return name == "journal_mode" && v == "wal";
+  return lowercase(name) == "journal_mode" && lowercase(value) == "wal";
 }
 
 }  // namespace relstore

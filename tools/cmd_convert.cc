@@ -93,12 +93,18 @@ void run(Args& a) {
                       "(not --clear) to finish it");
   }
   if (r.interrupted_after_copy) {
-    throw Interrupted("interrupted after the copy was complete, while " +
-                      std::string(o.verify ? "catching up the JSON mirror or verifying"
-                                           : "catching up the JSON mirror") +
-                      ": " + StorageUri::parse(o.destination).redacted() +
-                      " holds every transaction; run the same conversion with --incremental" +
-                      (o.verify ? " --verify" : "") + " to finish");
+    const std::string dst = StorageUri::parse(o.destination).redacted();
+    if (!r.differences.empty()) {
+      for (const auto& d : r.differences) std::printf("verify: %s\n", d.c_str());
+      throw StorageError("verify found " + std::to_string(r.differences.size()) +
+                         " differences before it was interrupted: " + dst + " is no faithful copy");
+    }
+    throw Interrupted("interrupted once the copy was complete" +
+                      std::string(o.verify ? ", before the verification had finished" : "") + ": " +
+                      dst + " holds every transaction; run the same conversion with --incremental" +
+                      (o.verify ? " --verify" : "") +
+                      " to finish (catching up its JSON mirror, if it has one" +
+                      (o.verify ? ", and verifying it)" : ")"));
   }
   if (r.verified) {
     if (r.differences.empty()) {

@@ -62,7 +62,7 @@ void expect_last_tid(Connection& conn, const Settings& settings, std::vector<int
   if (settings.has_deletion_mark) {
     now = backend::last_finished(now, Tid::from_sql(conn.query_int(kDeletionMark)));
   }
-  if (now != expected_last) throw backend::bulk_destination_moved(now, expected_last);
+  backend::expect_bulk_last_tid(now, expected_last);
 }
 
 BulkLoader::BulkLoader(const Settings& settings, backend::Adapter& counter)

@@ -19,7 +19,7 @@ void take_bulk_lock(Connection& conn, double timeout, bool keep);
 // Begins a batch with `expected_last` (Adapter::bulk_apply_current): locks the rows of
 // `zoids` that voters lock (object_state history-free, current_object history-preserving),
 // in OID order, then takes the commit lock, both in `conn`'s transaction, and throws
-// backend::bulk_destination_moved unless the newest finished TID is that one. Rows before
+// an error (backend::expect_bulk_last_tid) unless the newest finished TID is that one. Rows before
 // the commit lock, as voters take them: the other way round, a batch holding the commit
 // lock waited for a voter's row while the voter waited for the commit lock at finish.
 void expect_last_tid(Connection& conn, const Settings& settings, std::vector<int64_t> zoids,

@@ -78,7 +78,7 @@ void run_batch(Conn& conn, bool keep_history, const std::string& body, Oid highe
                                      "; " + kCommitLockSql + "; SELECT relstore_last_tid()",
                                  Context::other);
       const Tid now = Tid::from_sql(r.back().int64(0, 0));
-      if (now != *expected_last) throw backend::bulk_destination_moved(now, *expected_last);
+      backend::expect_bulk_last_tid(now, *expected_last);
     } else {
       sql = "BEGIN; ";
     }

@@ -58,7 +58,7 @@ void BulkLoader::in_transaction(std::optional<Tid> expected_last, F&& body) {
       const Tid now =
           newest_finished_tid(*db_, loc_.keep_history,
                               !loc_.keep_history && db_->has_table(backend::kDeletionMarkTable));
-      if (now != *expected_last) throw backend::bulk_destination_moved(now, *expected_last);
+      backend::expect_bulk_last_tid(now, *expected_last);
     }
     body();
     // The allocator lives in oids.sqlite3, outside this transaction: it moves first, so

@@ -59,7 +59,7 @@ struct ConvertReport {
   bool verified = false;
   bool interrupted = false;  // `stop` ended the run early: the destination is incomplete
   // `stop` came once the copy was complete: while the JSON mirror caught up, or during the
-  // verification (then not verified).
+  // verification (then not verified; `differences` holds those found before it).
   bool interrupted_after_copy = false;
 };
 
@@ -72,16 +72,17 @@ ConvertReport convert(const ConvertOptions& options);
 class BlobDir;
 
 // Compares two storages: transaction by transaction when both keep history, else current
-// record by current record. Returns at most `limit` differences; empty means equal, unless
-// `stop` became true, which ends the comparison early (the caller must not report it as
-// complete).
+// record by current record. Returns at most `limit` differences; empty means equal.
+// `stop` becoming true ends the comparison early; `complete` (when given) then says false,
+// and the differences are only those found so far.
 // With the destination's blob directory, the blob file of every blob record is compared
 // too: with the source's file (`source_blobs`), or found missing there and then expected
 // missing in the destination as well.
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit = 20,
                                           const BlobDir* source_blobs = nullptr,
                                           const BlobDir* destination_blobs = nullptr,
-                                          const std::atomic<bool>* stop = nullptr);
+                                          const std::atomic<bool>* stop = nullptr,
+                                          bool* complete = nullptr);
 
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);

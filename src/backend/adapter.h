@@ -169,12 +169,15 @@ inline StorageError bulk_load_busy(double seconds) {
       std::to_string(static_cast<int>(seconds)) + " s (commit_lock_timeout). Nothing was changed.");
 }
 
-// The error when a bulk batch finds, under the commit lock, that the database's newest
-// finished TID is not where the load expected it: another process committed meanwhile.
-inline StorageError bulk_destination_moved(Tid now, Tid expected) {
-  return StorageError("another process committed to this database during the bulk load (its " +
-                      std::string("last transaction is ") + now.hex() + ", the load expected " +
-                      expected.hex() + "): the batch was not written");
+// A bulk batch's check, under the commit lock, that the database's newest finished TID
+// (`now`) is where the load expected it; otherwise another process committed meanwhile
+// and the batch must not be written.
+inline void expect_bulk_last_tid(Tid now, Tid expected) {
+  if (now == expected) return;
+  throw StorageError(
+      "another process committed to this database during the bulk load (its "
+      "last transaction is " +
+      now.hex() + ", the load expected " + expected.hex() + "): the batch was not written");
 }
 
 // A current record for a history-free bulk load (convert).
@@ -211,7 +214,7 @@ class Adapter {
   // History-free: writes `records` (one per oid) in one transaction — rows upserted with
   // their own TIDs, absent ones deleted — and moves the OID allocator past them.
   // With `expected_last`, the batch first takes the commit lock and writes nothing
-  // (bulk_destination_moved) unless the newest finished TID is that one: a commit by
+  // (expect_bulk_last_tid) unless the newest finished TID is that one: a commit by
   // another process since convert last looked would otherwise end up ahead of the batch's
   // older TIDs, where polls never report them.
   virtual void bulk_apply_current(std::span<const BulkRecord> records,

@@ -152,23 +152,27 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
                                           const BlobDir* source_blobs,
                                           const BlobDir* destination_blobs,
-                                          const std::atomic<bool>* stop) {
+                                          const std::atomic<bool>* stop, bool* complete) {
   auto src = source.new_instance();
   auto dst = destination.new_instance();
   src->poll_invalidations();
   dst->poll_invalidations();
+  std::vector<std::string> out;
   if (source.keep_history() && destination.keep_history()) {
     // The history, and which revision each object's current one is: a database keeps that
     // apart (current_object), and a copy whose pointers are wrong reads old states.
-    auto out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
+    out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
     if (out.size() < limit) {
       for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, stop, true)) {
         out.push_back("current revision of " + d);
       }
     }
-    return out;
+  } else {
+    out = compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
   }
-  return compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
+  // Asked to stop: what ran may have ended early (a stop right after the end counts too).
+  if (complete) *complete = !stopped(stop);
+  return out;
 }
 
 bool is_blob_record(std::string_view record) {

@@ -46,10 +46,13 @@ std::string existing_identity(const StorageUri& uri) {
 }
 
 // The first four bytes of a file (a Data.fs's magic); none when it has fewer or none.
+// A file's first four bytes (fewer when it is shorter); none for a missing or empty file.
 std::optional<std::string> file_magic(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string magic(4, '\0');
-  if (!in.read(magic.data(), 4)) return std::nullopt;
+  in.read(magic.data(), 4);
+  magic.resize(static_cast<size_t>(in.gcount()));
+  if (magic.empty()) return std::nullopt;
   return magic;
 }
 
@@ -709,18 +712,22 @@ ConvertReport convert(const ConvertOptions& o) {
   if (dst && !o.dry_run) {
     dst->close();
     if (report.interrupted) return report;  // the resume catches the mirror up and verifies
-    const auto stopping = [&] { return o.stop && o.stop->load(); };
     catch_up_mirror(dst_uri, o.stop, report);
-    if (o.verify && !stopping()) {
+    if (o.stop && o.stop->load()) {
+      report.interrupted_after_copy = true;  // the mirror may be behind; no verification
+      return report;
+    }
+    if (o.verify) {
       auto reopened = open_source(dst_uri);
       std::optional<BlobDir> src_blobs, dst_blobs;
       if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
       if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
+      bool complete = true;
       report.differences = compare_storages(*src, *reopened, 20, src_blobs ? &*src_blobs : nullptr,
-                                            dst_blobs ? &*dst_blobs : nullptr, o.stop);
-      report.verified = !stopping();
+                                            dst_blobs ? &*dst_blobs : nullptr, o.stop, &complete);
+      report.verified = complete;
+      report.interrupted_after_copy = !complete;
     }
-    report.interrupted_after_copy = stopping();
   }
   return report;
 }

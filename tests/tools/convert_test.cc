@@ -888,7 +888,12 @@ TEST(Convert, AStopAfterTheCopyEndsTheVerification) {
   auto a = open_storage(src);
   auto b = open_storage("sqlite://" + d.sub("other"));
   EXPECT_FALSE(compare_storages(*a, *b).empty());
-  EXPECT_TRUE(compare_storages(*a, *b, 20, nullptr, nullptr, &stop).empty());
+  bool complete = true;
+  EXPECT_TRUE(compare_storages(*a, *b, 20, nullptr, nullptr, &stop, &complete).empty());
+  EXPECT_FALSE(complete);
+  stop = false;
+  EXPECT_FALSE(compare_storages(*a, *b, 20, nullptr, nullptr, &stop, &complete).empty());
+  EXPECT_TRUE(complete);
 }
 
 // From a history-free source, a destination whose last transaction another writer made is
@@ -1148,6 +1153,12 @@ TEST(Convert, AFileThatIsNoFileStorageIsNotCleared) {
   std::ifstream in(notes);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, "my notes, not a Data.fs");
+  // Nor one shorter than a magic number.
+  std::ofstream(d.sub("short.txt")) << "FS";
+  EXPECT_THROW(run("file://" + path, "file://" + d.sub("short.txt"),
+                   [](ConvertOptions& o) { o.clear = true; }),
+               StorageError);
+  EXPECT_EQ(fs::file_size(d.sub("short.txt")), 2u);
 }
 
 }  // namespace

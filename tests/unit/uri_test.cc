@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "config/zodbconvert.h"
+#include "option_values.h"
 #include "relstore/errors.h"
 
 namespace relstore {
@@ -170,6 +171,14 @@ TEST(Uri, AnOptionGivenTwiceIsRefused) {
         "sqlite:///x?keep-history=true&keep_history=true", "sqlite:///x?read_only=1&read-only=0"}) {
     EXPECT_THROW(StorageUri::parse(uri).options(), ConfigError) << uri;
   }
+}
+
+// SQLite reads pragma names in any case: so does the check of the ones relstore sets.
+TEST(Uri, PragmasRelstoreSetsAreRefusedInAnyCase) {
+  EXPECT_NE(sqlite_pragma_problem("JOURNAL_MODE", "delete"), "");
+  EXPECT_NE(sqlite_pragma_problem("Query_Only", "1"), "");
+  EXPECT_EQ(sqlite_pragma_problem("Journal_Mode", "WAL"), "");
+  EXPECT_EQ(sqlite_pragma_problem("cache_size", "-2000"), "");
 }
 
 }  // namespace
