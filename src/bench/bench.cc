@@ -173,6 +173,19 @@ std::vector<BenchResult> run_bench(const BenchConfig& config,
   }
   const std::string backend = scheme_name(uri.scheme);
   if (config.transactions <= 0) throw ConfigError("bench: --transactions must be positive");
+  // Each worker holds a transaction's states at once (and copies on their way out): a
+  // size that cannot fit is a usage error, not a std::bad_alloc half-way through.
+  constexpr double kMaxHeldBytes = 8.0 * (1ull << 30);
+  for (int n : config.objects_per_txn) {
+    for (int c : config.concurrency) {
+      const double held = static_cast<double>(config.object_size) * n * c;
+      if (held > kMaxHeldBytes) {
+        throw ConfigError("bench: --object-size " + std::to_string(config.object_size) +
+                          " × --objects-per-txn " + std::to_string(n) + " × --concurrency " +
+                          std::to_string(c) + " would hold more than 8 GiB of states at once");
+      }
+    }
+  }
   std::vector<BenchResult> results;
   for (int n : config.objects_per_txn) {
     for (int c : config.concurrency) {
