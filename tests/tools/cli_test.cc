@@ -144,6 +144,11 @@ TEST(Cli, ACountBelowOneSaysWhatIsWrong) {
     EXPECT_EQ(big.code, 2) << args;
     EXPECT_NE(big.out.find("not in range"), std::string::npos) << args << big.out;
   }
+  // Nor may their product exceed what the workers could hold.
+  const CliRun product =
+      relstore("bench --object-size 268435456 --objects-per-txn 20 --concurrency 4 sqlite:a");
+  EXPECT_EQ(product.code, 2);
+  EXPECT_NE(product.out.find("more than 8 GiB"), std::string::npos) << product.out;
   const CliRun r = relstore("convert --batch 5x sqlite:a sqlite:b");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.out.find("--batch: '5x' is not a whole number"), std::string::npos) << r.out;
