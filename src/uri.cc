@@ -119,6 +119,13 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
       ports += (start ? "," : "") + (one.port ? std::to_string(*one.port) : std::string());
       start = end + 1;
     }
+    // A host or port option as well would be overwritten without a word.
+    for (const char* key : {"host", "port"}) {
+      if (uri.params.count(key)) {
+        throw ConfigError(std::string("malformed URI: the ") + key +
+                          " is given in the address and again as ?" + key + "=");
+      }
+    }
     uri.params["host"] = hosts;
     if (ports.find_first_not_of(',') != std::string::npos) uri.params["port"] = ports;
     return;

@@ -47,6 +47,16 @@ Location location_of(const StorageUri& uri, const StorageOptions& options) {
   const std::vector<std::string> known = libpq_keywords();
   bool has_connect_timeout = false;
   for (const auto& [key, value] : options.driver) {
+    // The same part in the address and as an option: libpq would take whichever came
+    // last, without a word (the value is not quoted: it may be the password).
+    const bool in_address = (key == "host" && !uri.host.empty()) || (key == "port" && uri.port) ||
+                            (key == "dbname" && !uri.database.empty()) ||
+                            (key == "user" && !uri.user.empty()) ||
+                            (key == "password" && !uri.password.empty());
+    if (in_address) {
+      throw ConfigError("malformed URI: the " + key + " is given in the address and again as ?" +
+                        key + "=");
+    }
     if (key == "application_name") {
       loc.application_name = value;
     } else if (key == "options") {

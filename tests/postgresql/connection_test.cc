@@ -89,6 +89,20 @@ TEST(PostgresqlConnect, UnknownOptionIsAConfigError) {
 }
 
 // Every application_name names the connection's role, after the application's own.
+// A part of the address given again as an option: libpq took the option without a word.
+TEST(PostgresqlConnect, AnAddressPartGivenAgainAsAnOptionIsAConfigError) {
+  for (const char* option : {"port=6000", "user=other", "dbname=other", "password=secret2"}) {
+    try {
+      open_storage(std::string("postgresql://u:secret@127.0.0.1:5999/db?") + option);
+      ADD_FAILURE() << option;
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("given in the address and again"), std::string::npos)
+          << e.what();
+      EXPECT_EQ(std::string(e.what()).find("secret"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(PostgresqlConnect, LibpqParametersPassThroughAndRolesAreNamed) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("conn_names");

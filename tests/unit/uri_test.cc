@@ -173,6 +173,13 @@ TEST(Uri, AnOptionGivenTwiceIsRefused) {
   }
 }
 
+// A part of a PostgreSQL address given again as an option was settled silently by libpq
+// (the option won), and a list of hosts overwrote the option.
+TEST(Uri, AnAddressPartGivenAgainAsAnOptionIsRefused) {
+  EXPECT_THROW(StorageUri::parse("postgresql://u@h1:1,h2:2/db?port=6000"), ConfigError);
+  EXPECT_THROW(StorageUri::parse("postgresql://u@h1:1,h2:2/db?host=x"), ConfigError);
+}
+
 // SQLite reads pragma names in any case: so does the check of the ones relstore sets.
 TEST(Uri, PragmasRelstoreSetsAreRefusedInAnyCase) {
   EXPECT_NE(sqlite_pragma_problem("JOURNAL_MODE", "delete"), "");
