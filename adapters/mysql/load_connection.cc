@@ -101,7 +101,7 @@ backend::PollResult MysqlLoadConnection::start(std::optional<Tid> since) {
       },
       Context::read);
   if (since && !r.changes) r.changes.emplace();
-  if (settings_.has_deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
+  if (settings_.has_deletion_mark) r.last_tid = mark_.last_finished(r.last_tid, *mark);
   r.mark = mark;
   if (mark_.moved(mark, since, tip_kept)) r.changes.reset();  // deleted rows, a zap
   mark_.set_tip(r.last_tid);

@@ -66,7 +66,7 @@ backend::PollResult PgLoadConnection::try_begin_snapshot(std::optional<Tid> sinc
   std::optional<Tid> mark;
   if (mark_query) mark = Tid::from_sql(results[at++].int64(0, 0));
   const bool tip_kept = !check_tip || results[at++].int64(0, 0) == 1;
-  if (loc_.deletion_mark) r.last_tid = backend::last_finished(r.last_tid, *mark);
+  if (loc_.deletion_mark) r.last_tid = mark_.last_finished(r.last_tid, *mark);
   if (changes) {
     r.changes.emplace();
     r.changes->reserve(static_cast<size_t>(changes->rows()));

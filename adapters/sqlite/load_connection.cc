@@ -41,7 +41,7 @@ backend::PollResult SqliteLoadConnection::begin_snapshot(std::optional<Tid> sinc
   std::optional<Tid> mark;
   if (has_deletion_mark_) {
     mark = Tid::from_sql(db_->query_int(kDeletionMark));
-    r.last_tid = backend::last_finished(r.last_tid, *mark);
+    r.last_tid = mark_.last_finished(r.last_tid, *mark);
   } else if (keep_history_) {
     mark = Tid::from_sql(db_->query_int(kFirstTransaction));
   }

@@ -71,16 +71,22 @@ BEGIN
     FOR UPDATE;
   IF cardinality(p_read_oids) > 0 THEN
     -- NOWAIT raises lock_not_available at the first row another transaction holds; the
-    -- block (a subtransaction) lets go of the shared locks it took, and v_zoid names the
-    -- object.
+    -- block (a subtransaction) then lets go of the shared locks it took. All rows in one
+    -- statement first (a row at a time took 70 ms for 10,000 objects); only when that
+    -- fails, one at a time, so that v_zoid names the object (or, the other lock gone by
+    -- then, every lock is taken after all).
     BEGIN
-      FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
-      LOOP
-        PERFORM 1 FROM current_object c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
-      END LOOP;
+      PERFORM 1 FROM current_object c WHERE c.zoid = ANY (p_read_oids) ORDER BY c.zoid FOR SHARE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
-      RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
-      RETURN;
+      BEGIN
+        FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
+        LOOP
+          PERFORM 1 FROM current_object c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
+        END LOOP;
+      EXCEPTION WHEN lock_not_available THEN
+        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+        RETURN;
+      END;
     END;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY
@@ -158,16 +164,22 @@ BEGIN
     FOR UPDATE;
   IF cardinality(p_read_oids) > 0 THEN
     -- NOWAIT raises lock_not_available at the first row another transaction holds; the
-    -- block (a subtransaction) lets go of the shared locks it took, and v_zoid names the
-    -- object.
+    -- block (a subtransaction) then lets go of the shared locks it took. All rows in one
+    -- statement first (a row at a time took 70 ms for 10,000 objects); only when that
+    -- fails, one at a time, so that v_zoid names the object (or, the other lock gone by
+    -- then, every lock is taken after all).
     BEGIN
-      FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
-      LOOP
-        PERFORM 1 FROM object_state c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
-      END LOOP;
+      PERFORM 1 FROM object_state c WHERE c.zoid = ANY (p_read_oids) ORDER BY c.zoid FOR SHARE NOWAIT;
     EXCEPTION WHEN lock_not_available THEN
-      RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
-      RETURN;
+      BEGIN
+        FOR v_zoid IN SELECT DISTINCT r.zoid FROM unnest(p_read_oids) AS r (zoid) ORDER BY r.zoid
+        LOOP
+          PERFORM 1 FROM object_state c WHERE c.zoid = v_zoid FOR SHARE NOWAIT;
+        END LOOP;
+      EXCEPTION WHEN lock_not_available THEN
+        RETURN QUERY SELECT 'read_locked', v_zoid, NULL::BIGINT, NULL::BIGINT, NULL::BYTEA;
+        RETURN;
+      END;
     END;
     -- Under the shared locks nobody can change them any more: check once more.
     RETURN QUERY

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "relstore/timestamp.h"
 #include "relstore/types.h"
@@ -54,10 +55,21 @@ class PollMark {
   // snapshot, when it is past `since`.
   // `tip_kept`: false when the tip (below) is gone.
   bool moved(std::optional<Tid> mark, std::optional<Tid> since, bool tip_kept = true) {
-    bool moved = since && !tip_kept;
+    bool moved = (since && !tip_kept) || std::exchange(rows_below_record_, false);
     if (mark && since) moved = moved || (last_ ? *mark != *last_ : mark_time(*mark) > *since);
     last_ = mark;
     return moved;
+  }
+  // History-free: last_finished(), noting for moved() when the rows' newest TID changed to
+  // one at or below the deletion record's. A relstore commit comes after the record; this
+  // is another writer's (RelStorage chooses its TID after the rows' newest alone, and
+  // deletes rows without the record), and a poll for TIDs after the record cannot list it.
+  Tid last_finished(Tid rows_newest, Tid record) {
+    if (rows_newest_ && rows_newest != *rows_newest_ && rows_newest <= deletion_tid(record)) {
+      rows_below_record_ = true;
+    }
+    rows_newest_ = rows_newest;
+    return backend::last_finished(rows_newest, record);
   }
   // The last TID of this connection's previous snapshot (zero: none yet), which a
   // history-preserving poll checks is still a transaction; set after every snapshot.
@@ -67,6 +79,8 @@ class PollMark {
  private:
   std::optional<Tid> last_;
   Tid tip_;
+  std::optional<Tid> rows_newest_;
+  bool rows_below_record_ = false;
 };
 
 }  // namespace relstore::backend

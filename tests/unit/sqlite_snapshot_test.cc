@@ -10,6 +10,7 @@
 
 #include "relstore/errors.h"
 #include "relstore/storage.h"
+#include "relstore/timestamp.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -100,6 +101,44 @@ TEST(SqliteSnapshot, DeletionsOfAConnectionOlderThanTheDeletionRecordStillMoveIt
   EXPECT_TRUE(!changed || std::find(changed->begin(), changed->end(), Oid(1)) != changed->end())
       << "the deletion of oid 1 went unseen";
   EXPECT_THROW(new_process->load(Oid(1)), POSKeyError);
+}
+
+// History-free, the last TID is the larger of the rows' newest and the deletion record, and
+// polls list rows after it. Another writer that chooses its TID after the rows alone
+// (RelStorage) can commit below the record: a poll must then report everything, not miss
+// the commit and let instances serve their cached states of it.
+TEST(SqliteSnapshot, ACommitBelowTheDeletionRecordIsNotMissedByPolls) {
+  TempDir d;
+  auto st = open_storage("sqlite://" + d.sub("db") + "?history=free");
+  auto writer = st->new_instance();
+  const Tid t2 = commit(*writer, {{2, "b1"}});
+  // A restore ahead of the clock, then the deletion of that newest row: the record holds
+  // a TID above every row.
+  const Tid ahead = TimeStamp::from_unix(TimeStamp(t2).unix_time() + 86400).tid();
+  TransactionMetaData restore{"", "", ""};
+  writer->tpc_begin(restore, ahead);
+  writer->restore(Oid(1), ahead, std::string("a1"), restore);
+  writer->tpc_vote(restore);
+  writer->tpc_finish(restore);
+  TransactionMetaData del{"", "", ""};
+  writer->tpc_begin(del);
+  writer->delete_object(Oid(1), ahead, del);
+  writer->tpc_vote(del);
+  const Tid deleted = writer->tpc_finish(del);
+  auto reader = st->new_instance();
+  reader->poll_invalidations();
+  ASSERT_EQ(reader->load(Oid(2)).data, "b1");  // cached now
+  ASSERT_EQ(reader->last_transaction(), deleted);
+  // Another writer's commit with a TID after the rows' newest, below the record.
+  const Tid below(t2.value() + 1);
+  ASSERT_LT(below, deleted);
+  exec(d.sub("db") + "/main.sqlite3",
+       ("UPDATE object_state SET tid = " + std::to_string(below.sql()) +
+        ", state = CAST('b2' AS BLOB), state_size = 2 WHERE zoid = 2")
+           .c_str());
+  const auto changed = reader->poll_invalidations();
+  EXPECT_FALSE(changed) << "the poll listed only what came after the record";
+  EXPECT_EQ(reader->load(Oid(2)).data, "b2");
 }
 
 }  // namespace
