@@ -66,6 +66,15 @@ std::vector<std::string> server_legs(bool keep_history) {
   return out;
 }
 
+// A SQLite database in `d` named after `name` and the mode, then the server legs.
+std::vector<std::string> database_legs(const TempDir& d, const std::string& name,
+                                       bool keep_history) {
+  std::vector<std::string> legs = {"sqlite://" + d.sub(name + (keep_history ? "_hp" : "_hf")) +
+                                   (keep_history ? "?history=preserving" : "?history=free")};
+  for (const auto& s : server_legs(keep_history)) legs.push_back(s);
+  return legs;
+}
+
 void check_chain(const std::string& original, bool keep_history, const TempDir& d) {
   std::vector<std::string> legs = {"sqlite://" + d.sub(keep_history ? "hp" : "hf") +
                                    (keep_history ? "?history=preserving" : "?history=free")};
@@ -1024,10 +1033,7 @@ TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
 TEST(Convert, ABulkBatchWritesNothingOnceAnotherProcessCommitted) {
   TempDir d;
   for (const bool hp : {false, true}) {
-    std::vector<std::string> legs = {"sqlite://" + d.sub(hp ? "moved_hp" : "moved_hf") +
-                                     (hp ? "?history=preserving" : "?history=free")};
-    for (const auto& s : server_legs(hp)) legs.push_back(s);
-    for (const auto& uri_text : legs) {
+    for (const auto& uri_text : database_legs(d, "moved", hp)) {
       const StorageUri uri = StorageUri::parse(uri_text);
       SCOPED_TRACE(uri.redacted());
       auto st = open_storage(uri_text);
@@ -1082,10 +1088,7 @@ TEST(Convert, ABulkBatchWritesNothingOnceAnotherProcessCommitted) {
 TEST(Convert, AZapOrABulkBatchWaitsForAVotedCommitWithoutADeadlock) {
   TempDir d;
   for (const bool hp : {false, true}) {
-    std::vector<std::string> legs = {"sqlite://" + d.sub(hp ? "voted_hp" : "voted_hf") +
-                                     (hp ? "?history=preserving" : "?history=free")};
-    for (const auto& s : server_legs(hp)) legs.push_back(s);
-    for (const auto& uri_text : legs) {
+    for (const auto& uri_text : database_legs(d, "voted", hp)) {
       const StorageUri uri = StorageUri::parse(uri_text);
       SCOPED_TRACE(uri.redacted());
       for (const bool zap : {false, true}) {
