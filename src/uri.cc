@@ -94,6 +94,16 @@ void check_credentials_end(std::string_view rest, const std::string& scheme) {
                     "'/', '?' or '#'; percent-encode them (%2F, %3F, %23)");
 }
 
+// A list of hosts given with a host or port option as well: the list would overwrite the
+// option without a word. Refused, as an option given twice is (a single address given
+// again as an option is refused where the connection is made, adapters/postgresql).
+void refuse_given_twice(const StorageUri& uri, const char* key) {
+  if (uri.params.count(key)) {
+    throw ConfigError(std::string("malformed URI: the ") + key +
+                      " is given in the address and again as ?" + key + "=");
+  }
+}
+
 void parse_authority(std::string_view auth, StorageUri& uri) {
   const size_t at = auth.rfind('@');
   if (at != std::string_view::npos) {
@@ -119,13 +129,8 @@ void parse_authority(std::string_view auth, StorageUri& uri) {
       ports += (start ? "," : "") + (one.port ? std::to_string(*one.port) : std::string());
       start = end + 1;
     }
-    // A host or port option as well would be overwritten without a word.
-    for (const char* key : {"host", "port"}) {
-      if (uri.params.count(key)) {
-        throw ConfigError(std::string("malformed URI: the ") + key +
-                          " is given in the address and again as ?" + key + "=");
-      }
-    }
+    refuse_given_twice(uri, "host");
+    refuse_given_twice(uri, "port");
     uri.params["host"] = hosts;
     if (ports.find_first_not_of(',') != std::string::npos) uri.params["port"] = ports;
     return;

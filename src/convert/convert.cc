@@ -45,7 +45,6 @@ std::string existing_identity(const StorageUri& uri) {
   }
 }
 
-// The first four bytes of a file (a Data.fs's magic); none when it has fewer or none.
 // A file's first four bytes (fewer when it is shorter); none for a missing or empty file.
 std::optional<std::string> file_magic(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
