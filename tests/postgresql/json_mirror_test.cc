@@ -269,6 +269,68 @@ TEST_P(PostgresqlMirror, AZapWaitsForAFollowBatchStillInProgress) {
   EXPECT_EQ(followed, db.scalar(rows));
 }
 
+// RelStorage's zap_all empties its tables with TRUNCATE, one statement per table, and
+// puts back the rows it starts from. relstore's rows must follow: a reload at older TIDs is
+// then mirrored, and (history-free) not refused for a deletion record left above it.
+TEST_P(PostgresqlMirror, RelStoragesZapAllResetsTheMirrorAndTheDeletionRecord) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db(db_name("jm_rs_zap"));
+  const std::string uri = db.uri(query());
+  SampleOptions newer;
+  newer.objects = 40;
+  write_sample(uri, newer);
+  mirror_enable(uri, MirrorMode::in_commit);
+  {
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    const auto [data, serial] = inst->load(Oid(7));
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->delete_object(Oid(7), serial, txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  const std::string tables =
+      hp() ? "pack_state_tid, pack_state, pack_object, object_refs_added, object_ref, "
+             "current_object, blob_chunk, object_state, \"transaction\", commit_row_lock"
+           : "pack_object, object_refs_added, object_ref, blob_chunk, object_state, "
+             "commit_row_lock";
+  std::string zap = "BEGIN; ";
+  std::string rest = tables;
+  for (size_t comma; (comma = rest.find(", ")) != std::string::npos; rest.erase(0, comma + 2)) {
+    zap += "TRUNCATE TABLE " + rest.substr(0, comma) + " CASCADE; ";
+  }
+  zap += "TRUNCATE TABLE " + rest + " CASCADE; INSERT INTO commit_row_lock (tid) VALUES (0); ";
+  if (hp()) {
+    zap +=
+        "INSERT INTO \"transaction\" (tid, username, description) VALUES "
+        "(0, 'system', 'special transaction for object creation'); ";
+  }
+  db.exec(zap + "ALTER SEQUENCE zoid_seq RESTART WITH 1; COMMIT");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json"), "0");
+  EXPECT_EQ(db.scalar("SELECT last_tid FROM relstore_json_mirror"), "0");
+
+  SampleOptions older;
+  older.objects = 30;
+  older.seed = 2;
+  older.start_tid = TimeStamp::from_unix(1356998400).tid();  // 2013, before the first load
+  write_sample(uri, older);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri, once);
+  const MirrorStatus status = mirror_status(uri);
+  EXPECT_EQ(status.pending, 0u);
+  EXPECT_EQ(status.mirrored_tid, status.database_tid);
+  const std::string rows =
+      "SELECT string_agg(zoid || ':' || tid, ',' ORDER BY zoid) FROM object_json";
+  const std::string followed = db.scalar(rows);
+  mirror_rebuild(uri);
+  EXPECT_EQ(followed, db.scalar(rows));
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json"),
+            db.scalar(hp() ? "SELECT COUNT(*) FROM current_object"
+                           : "SELECT COUNT(*) FROM object_state"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(), pgtest::mode_name);
 
 TEST(PostgresqlMirrorSchema, StatusWithoutTheMirrorTablesSaysWhatToDo) {

@@ -53,7 +53,7 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
                       "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
             "system/special transaction for object creation");
-  EXPECT_EQ(st->info().schema_version, "5");
+  EXPECT_EQ(st->info().schema_version, "6");
 }
 
 TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
@@ -143,7 +143,7 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
                       "FROM relstore_schema"),
             "1 baseline,2 transaction_is_empty,3 json_mirror,4 hf_deletions,"
-            "5 mirror_trigger_rights");
+            "5 mirror_trigger_rights,6 reset_on_truncate");
   auto inst = st->new_instance();
   const auto r = inst->load(Oid(0));
   EXPECT_EQ(r.data, "hello");
