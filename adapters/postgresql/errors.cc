@@ -93,6 +93,7 @@ void throw_error(const ServerError& e, Context ctx, std::string_view what) {
     if (ctx == Context::commit) {
       throw UnableToAcquireCommitLockError(text("could not take the commit lock in time"));
     }
+    if (ctx == Context::schema) throw SchemaLockBusy(text("a lock could not be taken in time"));
     throw StorageError(text("a lock could not be taken in time"));
   }
   if (state == "40P01") {

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "relstore/errors.h"
+
 namespace relstore::postgresql {
 
 // What the failing call was doing, which decides how a lock timeout is reported.
@@ -26,6 +28,13 @@ struct ServerError {
   std::string detail;
   std::string hint;
   bool connection_lost = false;  // the connection is unusable now
+};
+
+// A lock a schema change needs was not granted within the transaction's lock_timeout
+// (Context::schema); the schema installer gives way and tries again.
+class SchemaLockBusy : public StorageError {
+ public:
+  using StorageError::StorageError;
 };
 
 // Throws the relstore error for `e`. `what` says what was being done and on which database

@@ -1,7 +1,11 @@
 #include "adapters/postgresql/schema_installer.h"
 
+#include <chrono>
+#include <cmath>
 #include <map>
 #include <set>
+#include <string>
+#include <thread>
 
 #include "backend/deletion_mark.h"
 #include "embedded_sql.h"
@@ -121,13 +125,43 @@ void apply_migrations(Conn& conn, bool keep_history, int from) {
   }
 }
 
+// How long one attempt of a schema transaction waits for a table lock. DDL on a table in
+// use (CREATE TRIGGER on object_state) waits for every transaction that wrote to it, and
+// while it waits PostgreSQL queues every later writer behind it: an upgrade that waited
+// the whole lock timeout would stall every commit, RelStorage's too, for as long. So an
+// attempt gives way after this and tries again after a pause, until the connection's
+// lock_timeout has passed in all.
+constexpr int kSchemaLockWaitMs = 200;
+
 // Runs `body` in one transaction under the schema lock; on failure rolls everything back.
+// `body` may run more than once (above): it must read what it needs inside.
 template <class F>
 void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
   try {
-    conn.simple(std::string("BEGIN; ") + kSchemaLock, Context::schema);
-    body();
-    conn.simple("COMMIT", Context::schema);
+    const Result limit = query(conn,
+                               "SELECT (EXTRACT(EPOCH FROM current_setting('lock_timeout')::"
+                               "interval) * 1000)::BIGINT");
+    const double total = std::max<double>(1, limit.int64(0, 0)) / 1000;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total);
+    for (;;) {
+      try {
+        conn.simple(std::string("BEGIN; ") + kSchemaLock + "; SET LOCAL lock_timeout = " +
+                        std::to_string(kSchemaLockWaitMs),
+                    Context::schema);
+        body();
+        conn.simple("COMMIT", Context::schema);
+        return;
+      } catch (const SchemaLockBusy& e) {
+        conn.rollback_quietly();
+        if (std::chrono::steady_clock::now() >= deadline) {
+          throw SchemaError(std::string(e.what()) + ": other transactions kept writing to the " +
+                            "tables it changes for " + std::to_string(std::lround(total)) +
+                            " s (the lock timeout); run `relstore migrate up` when they are " +
+                            "fewer, or raise the timeout");
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(kSchemaLockWaitMs));
+      }
+    }
   } catch (const NewerSchemaError&) {
     conn.rollback_quietly();  // nothing was changed, and callers tell this one apart
     throw;

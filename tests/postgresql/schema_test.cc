@@ -1,6 +1,9 @@
 // Creating, detecting, adopting and refusing PostgreSQL databases (issue #3, part 2).
+#include <chrono>
 #include <fstream>
+#include <future>
 #include <sstream>
+#include <thread>
 
 #include "backend/registry.h"
 #include "postgresql/pg_support.h"
@@ -422,6 +425,81 @@ TEST(PostgresqlSchema, ADeletionRowHasAnEmptyMd5AsRelStorageWritesIt) {
   EXPECT_EQ(count(db, "SELECT COUNT(*) FROM object_state WHERE zoid = 5 AND tid = " +
                           std::to_string(deleted.sql()) + " AND state IS NULL AND md5 = ''"),
             "1");
+}
+
+
+// An upgrade whose DDL waits for a transaction writing to object_state must not queue every
+// later writer behind it for the whole lock timeout: it gives way and tries again, and
+// completes once the writer is done.
+TEST(PostgresqlSchema, AnUpgradeWaitingForAWriterDoesNotStallOtherWriters) {
+  RELSTORE_NEED_POSTGRESQL();
+  using namespace std::chrono_literals;
+  TestDatabase db("schema_upg_wait");
+  const std::string uri = db.uri("history=free");
+  {
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    for (uint64_t oid = 1; oid <= 2; ++oid) inst->store(Oid(oid), std::nullopt, "x", txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  // Back to before migration 0006, whose CREATE TRIGGER needs object_state to itself.
+  db.exec(
+      "DROP TRIGGER relstore_object_state_truncated ON object_state; "
+      "DROP FUNCTION relstore_object_state_truncated(); "
+      "DELETE FROM relstore_schema WHERE version = 6");
+  auto writer = db.connect();
+  writer->simple("BEGIN; UPDATE object_state SET tid = tid WHERE zoid = 1",
+                 postgresql::Context::other);
+  auto upgrade = std::async(std::launch::async,
+                            [&] { open_storage(uri + "&commit_lock_timeout=20")->close(); });
+  const std::string waiting =
+      "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() AND "
+      "wait_event_type = 'Lock' AND query LIKE 'CREATE TRIGGER%'";
+  bool seen = false;
+  for (int i = 0; i < 400 && !seen; ++i) {
+    seen = db.scalar(waiting) != "0";
+    if (!seen) std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_TRUE(seen) << "the upgrade never waited for the writer";
+  auto other = db.connect();
+  const auto start = std::chrono::steady_clock::now();
+  other->simple("BEGIN; UPDATE object_state SET tid = tid WHERE zoid = 2; COMMIT",
+                postgresql::Context::other);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  std::this_thread::sleep_for(3s);  // the first writer's transaction goes on
+  writer->simple("COMMIT", postgresql::Context::other);
+  EXPECT_LT(waited, 2s) << "another writer waited behind the upgrade until the first one ended";
+  upgrade.get();
+  EXPECT_EQ(db.scalar("SELECT MAX(version) FROM relstore_schema"), "6");
+}
+
+// Without a pause in the writers, the upgrade gives up at the lock timeout, saying why,
+// and changes nothing.
+TEST(PostgresqlSchema, AnUpgradeThatNeverGetsItsLockFailsAndChangesNothing) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_upg_busy");
+  const std::string uri = db.uri("history=free");
+  open_storage(uri)->close();
+  db.exec(
+      "DROP TRIGGER relstore_object_state_truncated ON object_state; "
+      "DROP FUNCTION relstore_object_state_truncated(); "
+      "DELETE FROM relstore_schema WHERE version = 6");
+  auto writer = db.connect();
+  writer->simple("BEGIN; LOCK TABLE object_state IN ROW EXCLUSIVE MODE",
+                 postgresql::Context::other);
+  try {
+    open_storage(uri + "&commit_lock_timeout=1");
+    FAIL() << "the upgrade went through a held lock";
+  } catch (const SchemaError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("relstore migrate up"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was changed"), std::string::npos) << what;
+  }
+  writer->simple("COMMIT", postgresql::Context::other);
+  EXPECT_EQ(db.scalar("SELECT MAX(version) FROM relstore_schema"), "5");
 }
 
 }  // namespace
