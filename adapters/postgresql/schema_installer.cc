@@ -145,8 +145,8 @@ void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total);
     for (;;) {
       try {
-        conn.simple(std::string("BEGIN; ") + kSchemaLock + "; SET LOCAL lock_timeout = " +
-                        std::to_string(kSchemaLockWaitMs),
+        conn.simple(std::string("BEGIN; ") + kSchemaLock +
+                        "; SET LOCAL lock_timeout = " + std::to_string(kSchemaLockWaitMs),
                     Context::schema);
         body();
         conn.simple("COMMIT", Context::schema);

@@ -427,7 +427,6 @@ TEST(PostgresqlSchema, ADeletionRowHasAnEmptyMd5AsRelStorageWritesIt) {
             "1");
 }
 
-
 // An upgrade whose DDL waits for a transaction writing to object_state must not queue every
 // later writer behind it for the whole lock timeout: it gives way and tries again, and
 // completes once the writer is done.
