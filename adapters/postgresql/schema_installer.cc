@@ -303,7 +303,9 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
 
 std::vector<int> applied_versions(Conn& conn) {
   std::vector<int> out;
-  if (!query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL").int64(0, 0)) return out;
+  // In the current schema only, as inspect() looks: with a schema per tenant on
+  // search_path, another schema's table must not answer for this one.
+  if (!inspect(conn).relations.count("relstore_schema")) return out;
   const Result r = query(conn, "SELECT version FROM relstore_schema ORDER BY version");
   for (int i = 0; i < r.rows(); ++i) out.push_back(static_cast<int>(r.int64(i, 0)));
   return out;
@@ -324,8 +326,9 @@ void apply_one(Conn& conn, const Migration& m, bool keep_history) {
 }
 
 std::string schema_version(Conn& conn) {
-  const Result has = query(conn, "SELECT to_regclass('relstore_schema') IS NOT NULL");
-  if (!has.int64(0, 0)) return "RelStorage (no relstore_schema table)";
+  if (!inspect(conn).relations.count("relstore_schema")) {
+    return "RelStorage (no relstore_schema table)";
+  }
   return std::to_string(
       query(conn, "SELECT COALESCE(MAX(version), 0) FROM relstore_schema").int64(0, 0));
 }

@@ -239,6 +239,24 @@ TEST_F(RelStorageCreated, TablesFurtherDownTheSearchPathAreNotHidden) {
             "1");
 }
 
+// With a schema per tenant on search_path, the versions are the current schema's: a
+// RelStorage-made tenant (no relstore_schema) with relstore's public schema behind it is
+// not reported as migrated.
+TEST(PostgresqlSchema, MigrationStatusReadsTheCurrentSchemaOnly) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("schema_tenant_versions");
+  open_storage(db.uri())->close();
+  db.exec("CREATE SCHEMA tenant");
+  const std::string tenant = db.uri("options=-csearch_path%3Dtenant,public");
+  open_storage(tenant)->close();
+  db.exec("DROP TABLE tenant.relstore_schema");
+  const MigrationStatus status = migration_status(tenant + "&read_only=true");
+  EXPECT_TRUE(status.applied.empty());
+  EXPECT_EQ(status.pending.size(), static_cast<size_t>(status.newest));
+  EXPECT_EQ(open_storage(tenant + "&read_only=true")->info().schema_version,
+            "RelStorage (no relstore_schema table)");
+}
+
 // Migrating from the first migration to the last (here: adopting RelStorage's schema as
 // the baseline, then upgrading it) gives the same tables as a fresh install.
 TEST_F(RelStorageCreated, UpgradedColumnsEqualAFreshInstall) {
