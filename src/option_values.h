@@ -20,5 +20,8 @@ int parse_port(std::string_view port, const std::string& where);
 std::string sqlite_pragma_problem(const std::string& name, const std::string& value);
 // A pragma relstore sets to that very value anyway (journal_mode wal): nothing to do.
 bool sqlite_pragma_is_relstores(const std::string& name, const std::string& value);
+// A pragma that is kept in the database file and takes effect only when set before the
+// file's first table (page_size in WAL mode, auto_vacuum): set when the file is created.
+bool sqlite_pragma_is_set_at_creation(const std::string& name);
 
 }  // namespace relstore

@@ -410,7 +410,13 @@ std::string sqlite_pragma_problem(const std::string& name, const std::string& va
     return std::string("relstore sets this pragma itself") +
            (n == "journal_mode" ? " (to wal)" : "");
   }
+  if (n == "busy_timeout") return "relstore sets this pragma itself (from commit_lock_timeout)";
   return "";
+}
+
+bool sqlite_pragma_is_set_at_creation(const std::string& name) {
+  const std::string n = lowercase(name);
+  return n == "page_size" || n == "auto_vacuum";
 }
 
 bool sqlite_pragma_is_relstores(const std::string& name, const std::string& value) {

@@ -7,6 +7,7 @@
 #include "adapters/sqlite/bulk_lock.h"
 #include "adapters/sqlite/oid_allocator.h"
 #include "embedded_sql.h"
+#include "option_values.h"
 #include "relstore/errors.h"
 #include "schema/migrations.h"
 
@@ -100,8 +101,13 @@ bool install_schema(const Location& loc, const StorageOptions& options) {
     }
     if (!may_create) throw NoSchemaError("the database in " + loc.dir + " has no schema");
     const bool keep_history = options.history != HistoryMode::free;
-    // WAL and page size persist in the file and must be set outside a transaction.
+    // WAL and page size persist in the file and must be set outside a transaction, the
+    // page size before WAL (as RelStorage sets a configured one): in WAL mode it no
+    // longer changes.
     db.exec("PRAGMA page_size = 4096");
+    for (const auto& [name, value] : loc.pragmas) {
+      if (sqlite_pragma_is_set_at_creation(name)) db.exec("PRAGMA " + name + " = " + value);
+    }
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("BEGIN IMMEDIATE");
     try {

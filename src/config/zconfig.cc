@@ -147,6 +147,10 @@ std::string read_included(const std::string& name, const std::string& from,
   namespace fs = std::filesystem;
   const fs::path path =
       fs::path(name).is_absolute() ? fs::path(name) : fs::path(from).parent_path() / name;
+  // An ifstream opens a directory and reads nothing from it: the include would be empty.
+  if (std::filesystem::is_directory(path)) {
+    throw fail("the included file " + path.string() + " is a directory");
+  }
   std::ifstream in(path);
   if (!in) throw fail("cannot read the included file " + path.string());
   std::stringstream text;
@@ -177,6 +181,7 @@ void Parser::directive(std::string_view line, const std::string& filename, int d
   } else if (word == "include") {
     if (depth >= 16) throw fail("%include nested more than 16 deep (does a file include itself?)");
     const std::string target = substitute(rest, "%include", false, defines_, fail);
+    if (target.empty()) throw fail("%include names no file");
     const std::string text = read_included(target, filename, fail);
     const std::string included =
         std::filesystem::path(target).is_absolute()

@@ -310,6 +310,13 @@ StorageUri sqlite_uri(const ZConfigSection& s, const std::string& filename,
   uri.database = existing_dirpath(s, "data-dir");
   if (const ZConfigSection* pragmas = s.child("pragmas")) {
     for (const auto& [k, v] : pragmas->keys) {
+      // RelStorage drops it: the wait for locks is commit-lock-timeout.
+      if (k == "busy_timeout") {
+        warnings.push_back(pragmas->where(k) +
+                           ": pragma busy_timeout is ignored, as RelStorage ignores it: "
+                           "commit-lock-timeout sets how long SQLite waits for locks");
+        continue;
+      }
       const std::string value = pragma_value(k, v, pragmas->where(k));
       if (const std::string problem = sqlite_pragma_problem(k, value); !problem.empty()) {
         throw ConfigError(pragmas->where(k) + ": pragma " + k + ": " + problem);
@@ -352,12 +359,11 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
   }
   check_keys(s,
              {"keep-history", "blob-dir", "shared-blob-dir", "read-only", "commit-lock-timeout",
-              "create-schema", "name"},
+              "create-schema", "name", "replica-conf"},
              {"blob-cache-size",
               "blob-cache-size-check",
               "blob-cache-size-check-external",
               "blob-chunk-size",
-              "replica-conf",
               "ro-replica-conf",
               "replica-timeout",
               "revert_when_stale",
@@ -382,6 +388,15 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
               "cache-delta-size-limit",
               "commit-lock-id"},
              warnings);
+  // RelStorage connects to the first server its replica file lists, in place of the host
+  // of the dsn or <mysql> section, which relstore would reach instead. (ro-replica-conf only
+  // moves reads to replicas; reading from the primary gives the same data.)
+  if (s.get("replica-conf")) {
+    throw ConfigError(s.where("replica-conf") +
+                      ": replica-conf is not supported: RelStorage would connect to the "
+                      "server its file lists; write that server's host and port in the "
+                      "adapter's section");
+  }
   StorageEndpoint out;
   out.blob_dir = s.get("blob-dir").value_or("");
   // RelStorage 3 and later default shared-blob-dir to false: blob-dir is then only a cache

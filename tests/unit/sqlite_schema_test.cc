@@ -53,6 +53,22 @@ TEST(SqliteSchema, NewDatabaseIsHistoryPreservingByDefault) {
   }
 }
 
+// A configured page size (RelStorage's <pragmas> page_size) is set when the file is made:
+// in WAL mode SQLite no longer changes it, so setting it at every open did nothing.
+TEST(SqliteSchema, AConfiguredPageSizeIsTheNewFilesPageSize) {
+  TempDir d;
+  open_storage(uri_of(d, "db", "?pragma.page_size=16384"))->close();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(d.sub("db/main.sqlite3").c_str(), &db, SQLITE_OPEN_READONLY, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "PRAGMA page_size", -1, &s, nullptr);
+  ASSERT_EQ(sqlite3_step(s), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(s, 0), 16384);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+}
+
 TEST(SqliteSchema, HistoryFreeOnRequestAndDetectedLater) {
   TempDir d;
   open_storage(uri_of(d, "db", "?history=free"))->close();

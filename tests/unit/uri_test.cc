@@ -184,6 +184,7 @@ TEST(Uri, AnAddressPartGivenAgainAsAnOptionIsRefused) {
 TEST(Uri, PragmasRelstoreSetsAreRefusedInAnyCase) {
   EXPECT_NE(sqlite_pragma_problem("JOURNAL_MODE", "delete"), "");
   EXPECT_NE(sqlite_pragma_problem("Query_Only", "1"), "");
+  EXPECT_NE(sqlite_pragma_problem("busy_timeout", "5"), "");
   EXPECT_EQ(sqlite_pragma_problem("Journal_Mode", "WAL"), "");
   EXPECT_EQ(sqlite_pragma_problem("cache_size", "-2000"), "");
 }

@@ -242,6 +242,14 @@ TEST(Zodbconvert, SqlitePragmaProblemsNameTheFileAndLine) {
   }
   EXPECT_EQ(destination("journal_mode WAL").destination.uri.params.at("pragma.journal_mode"),
             "WAL");
+  // RelStorage drops busy_timeout (commit-lock-timeout is that wait): so does relstore,
+  // saying so, where the URI's pragma.busy_timeout is refused.
+  const auto busy = destination("busy_timeout 0");
+  EXPECT_EQ(busy.destination.uri.params.count("pragma.busy_timeout"), 0u);
+  ASSERT_EQ(busy.warnings.size(), 1u);
+  EXPECT_NE(busy.warnings[0].find("pragmas.conf:8: pragma busy_timeout is ignored"),
+            std::string::npos)
+      << busy.warnings[0];
 }
 
 // A port with anything after its digits is an error (std::stoi read "5432x" as 5432).
@@ -413,6 +421,12 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
   EXPECT_NE(error("%include /nonexistent/x.conf\n")
                 .find("def.conf:1: cannot read the included file /nonexistent/x.conf"),
             std::string::npos);
+  // A directory opens as a stream that reads nothing; a bare %include names nothing.
+  EXPECT_NE(error("%include " + d.str() + "\n")
+                .find("def.conf:1: the included file " + d.str() + " is a directory"),
+            std::string::npos);
+  EXPECT_NE(error("%include\n").find("def.conf:1: %include names no file"), std::string::npos)
+      << error("%include\n");
   EXPECT_NE(error("%bogus\n").find("unknown directive '%bogus'"), std::string::npos);
   // A mistyped %define shows its name, not the value after it.
   const std::string typo = error("%defin dbpw hunter2\n");
@@ -544,6 +558,20 @@ TEST(Zodbconvert, OptionsThatDecideWhereDataGoesAreHonoured) {
                          std::string(kFileDestination))
                 .find("e.conf:4: read_default_file is not supported"),
             std::string::npos);
+  // RelStorage connects to the server a replica file lists: refused. Read replicas only
+  // move reads, and relstore reads from the primary: a warning.
+  EXPECT_NE(config_error("<relstorage source>\n replica-conf /etc/replicas.conf\n<postgresql>\n"
+                         " dsn dbname=z\n</postgresql>\n</relstorage>\n" +
+                         std::string(kFileDestination))
+                .find("e.conf:2: replica-conf is not supported"),
+            std::string::npos);
+  const auto ro = zodbconvert_config_from_text(
+      "<relstorage source>\n ro-replica-conf /etc/replicas.conf\n<postgresql>\n dsn dbname=z\n"
+      "</postgresql>\n</relstorage>\n" +
+          std::string(kFileDestination),
+      "r.conf");
+  ASSERT_EQ(ro.warnings.size(), 1u);
+  EXPECT_NE(ro.warnings[0].find("r.conf:2: option 'ro-replica-conf'"), std::string::npos);
   // libpq's hostaddr is its own parameter, not the host.
   const auto pg = uri_from_libpq_dsn("hostaddr=127.0.0.1 host=db.example dbname=z");
   EXPECT_EQ(pg.host, "db.example");
