@@ -28,7 +28,12 @@ struct MirrorStatus {
   // that has data (no TID to measure from: everything is behind).
   std::optional<double> lag_seconds;
   uint64_t pending = 0;  // current states newer than mirrored_tid
+  // Rows (and error entries) of objects that no longer exist: deleted by another writer
+  // (RelStorage's deleteObject, a pack's garbage collection) in a way no TID shows. The next
+  // follow sweep removes them. Counted up to kStatusOrphanLimit.
+  uint64_t orphaned = 0;
 };
+inline constexpr uint64_t kStatusOrphanLimit = 100000;
 
 // Commit time from the mirror's progress to the database's newest transaction: 0 when
 // caught up, none when nothing has been mirrored in a database that has data.

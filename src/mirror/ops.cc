@@ -107,6 +107,8 @@ MirrorStatus mirror_status(const std::string& uri) {
   out.mirrored_tid = st.last_tid;
   out.database_tid = st.database_tid;
   out.pending = st.pending;
+  // Deletions a TID does not show would otherwise leave a status that looks complete.
+  out.orphaned = db->mirror_orphans(kStatusOrphanLimit).size();
   out.lag_seconds = mirror_lag_seconds(st.database_tid, st.last_tid);
   return out;
 }
@@ -123,7 +125,8 @@ std::string format_mirror_status(const MirrorStatus& s, bool json) {
                           {"database_tid", s.database_tid.hex()},
                           {"lag_seconds", s.lag_seconds ? nlohmann::json(*s.lag_seconds)
                                                         : nlohmann::json(nullptr)},
-                          {"pending", s.pending}}
+                          {"pending", s.pending},
+                          {"orphaned", s.orphaned}}
                .dump(2) +
            "\n";
   }
@@ -142,7 +145,13 @@ std::string format_mirror_status(const MirrorStatus& s, bool json) {
                 static_cast<unsigned long long>(s.undecodable), s.mirrored_tid.hex().c_str(),
                 when(s.mirrored_tid).c_str(), s.database_tid.hex().c_str(),
                 when(s.database_tid).c_str(), lag, static_cast<unsigned long long>(s.pending));
-  return buf;
+  std::string out = buf;
+  if (s.orphaned > 0) {
+    out += "orphaned      " + std::to_string(s.orphaned) +
+           (s.orphaned >= kStatusOrphanLimit ? " or more" : "") +
+           " rows of deleted objects (relstore json-mirror follow --once removes them)\n";
+  }
+  return out;
 }
 
 MirrorProgress mirror_enable(const std::string& uri, MirrorMode mode,

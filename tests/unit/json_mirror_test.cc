@@ -357,6 +357,29 @@ TEST_P(JsonMirror, AnUndecodableObjectsEntryGoesWhenTheObjectIsDeleted) {
   EXPECT_TRUE(rows_of(uri_, "object_json_error").empty());
 }
 
+// Another writer's deletion that no TID shows (RelStorage's history-free deleteObject,
+// a pack's garbage collection removing an object's current row) leaves a row no commit of
+// the mirror's removes: status counts it, so that it does not look complete, and the
+// next follow sweep removes it.
+TEST_P(JsonMirror, StatusCountsRowsOfObjectsDeletedBehindTheMirror) {
+  mirror_enable(uri_, MirrorMode::in_commit);
+  ASSERT_EQ(mirror_status(uri_).orphaned, 0u);
+  mirror_test::query(uri_, GetParam().keep_history ? "DELETE FROM current_object WHERE zoid = 5"
+                                                   : "DELETE FROM object_state WHERE zoid = 5");
+  const MirrorStatus s = mirror_status(uri_);
+  EXPECT_EQ(s.orphaned, 1u);
+  EXPECT_EQ(s.pending, 0u);
+  EXPECT_NE(format_mirror_status(s, false).find("orphaned      1 rows of deleted objects"),
+            std::string::npos)
+      << format_mirror_status(s, false);
+  EXPECT_EQ(nlohmann::json::parse(format_mirror_status(s, true))["orphaned"], 1);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  EXPECT_EQ(mirror_status(uri_).orphaned, 0u);
+  expect_complete_and_equal_to_a_rebuild();
+}
+
 TEST_P(JsonMirror, AFollowerStoppedMidwayResumesWhereItStopped) {
   mirror_enable(uri_, MirrorMode::follow);
   std::atomic<bool> stop{false};
