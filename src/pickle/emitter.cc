@@ -88,7 +88,50 @@ double number_value(std::string_view s) {
   return d;
 }
 
-// Orders rendered set members: by kind, numbers by value, everything else by its text.
+// A rendered string's characters with its escapes undone, as UTF-8: byte order is then the
+// order of code points, which is how Python sorts str. The writer escapes only ASCII
+// (json_escape.cc): quotes, backslashes and control characters.
+std::string string_content(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    if (s[i] != '\\') {
+      out += s[i];
+      continue;
+    }
+    const char e = s[++i];
+    switch (e) {
+      case 'n':
+        out += '\n';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'b':
+        out += '\b';
+        break;
+      case 'f':
+        out += '\f';
+        break;
+      case 'u': {
+        unsigned v = 0;
+        std::from_chars(s.data() + i + 1, s.data() + i + 5, v, 16);
+        out += static_cast<char>(v);
+        i += 4;
+        break;
+      }
+      default:
+        out += e;  // \" and \\ stand for themselves
+    }
+  }
+  return out;
+}
+
+// Orders rendered set members: by kind, numbers by value, strings by their characters,
+// everything else by its text.
 bool member_less(std::string_view x, std::string_view y) {
   const int rx = rank_of(x[0]), ry = rank_of(y[0]);
   if (rx != ry) return rx < ry;
@@ -98,6 +141,7 @@ bool member_less(std::string_view x, std::string_view y) {
     const double dx = number_value(x), dy = number_value(y);
     if (dx != dy) return dx < dy;
   }
+  if (rx == 3) return string_content(x) < string_content(y);
   return x < y;
 }
 

@@ -397,7 +397,7 @@ void JsonOut::put_latin1_string(std::string_view s, bool replace_nul) {
 
 bool is_plain_ascii(std::string_view s) {
   for (unsigned char c : s) {
-    if (c >= 0x7F || (c < 0x20 && c != '\t' && c != '\n' && c != '\r')) return false;
+    if (c >= 0x80 || c == 0) return false;
   }
   return true;
 }

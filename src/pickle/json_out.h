@@ -78,7 +78,9 @@ class JsonOut {
   size_t cap_ = 0;
 };
 
-// True when every byte is printable ASCII or \t, \n, \r: such bytes become a JSON string.
+// True when every byte is ASCII other than NUL: such bytes become a JSON string (the spec's
+// "ASCII → string"; control characters are escaped, so nothing is lost). NUL makes them
+// hex: PostgreSQL's jsonb refuses \u0000, and replacing it would change the value.
 bool is_plain_ascii(std::string_view s);
 // True when `s` is well-formed UTF-8 without surrogates.
 bool is_valid_utf8(std::string_view s);

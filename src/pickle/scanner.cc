@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "pickle/arena.h"
+#include "pickle/oid_text.h"
 #include "pickle/walker.h"
 #include "relstore/pickle.h"
 
@@ -25,7 +26,8 @@ class RefConsumer {
   void at(uint32_t) {}
 
   static Value other() { return {kOther, 0}; }
-  // Same rule as pickle::is_oid_bytes: bytes or a Python 2 str of exactly 8 bytes.
+  // Same rule as pickle::is_oid_bytes: bytes or a Python 2 str of exactly 8 bytes (or a
+  // str of 8 ASCII characters, str() above).
   static Value byte_string(std::string_view s) {
     if (s.size() != 8) return other();
     return {kOidBytes, read_be64(reinterpret_cast<const unsigned char*>(s.data()))};
@@ -37,7 +39,7 @@ class RefConsumer {
   Value float64(double) { return other(); }
   Value bigint_le(std::string_view) { return other(); }
   Value bigint_text(bool, std::string_view) { return other(); }
-  Value str(std::string_view) { return other(); }
+  Value str(std::string_view s) { return pickle::is_ascii_oid_text(s) ? byte_string(s) : other(); }
   Value py2str(std::string_view s) { return byte_string(s); }
   Value bytes(std::string_view s) { return byte_string(s); }
   Value bytearray(std::string_view) { return other(); }

@@ -5,16 +5,18 @@
 #include <string_view>
 
 #include "pickle/fault.h"
+#include "pickle/oid_text.h"
 #include "pickle/tree.h"
 #include "relstore/types.h"
 
 namespace relstore::pickle {
 
-// The oid a persistent id names, by ZODB's rules (ZODB.serialize.referencesf): 8 bytes, or a
-// tuple whose first item is 8 bytes. Weak and cross-database references (lists) name none.
-// The scanner applies the same rule to its own values (scanner.cc).
+// The oid a persistent id names, by ZODB's rules (ZODB.serialize.referencesf): 8 bytes (or
+// 8 ASCII characters), or a tuple whose first item is. Weak and cross-database references
+// (lists) name none. The scanner applies the same rule to its own values (scanner.cc).
 inline bool is_oid_bytes(const Node& n) {
-  return (n.kind == Kind::kBytes || n.kind == Kind::kPy2Str) && n.a == 8;
+  if (n.kind == Kind::kBytes || n.kind == Kind::kPy2Str) return n.a == 8;
+  return n.kind == Kind::kStr && is_ascii_oid_text(n.text());
 }
 
 // The oid of a node for which is_oid_bytes() holds.

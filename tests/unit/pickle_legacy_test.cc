@@ -133,6 +133,28 @@ TEST(PickleLegacy, Protocol1PersistentReferenceTuple) {
   EXPECT_EQ(r.refs, std::vector<Oid>{Oid(99)});
 }
 
+TEST(PickleLegacy, AnAsciiTextOidIsAReference) {
+  // A Python 3 unpickling of Python 2 data gives a str oid; ZODB encodes it as ASCII
+  // (referencesf), so it names the object as 8 bytes would, bare or in a tuple. Text that
+  // is not ASCII names none.
+  using namespace testing::pk;
+  const std::string oid7 = std::string(7, '\0') + "\x07";
+  const std::string oid8 = std::string(7, '\0') + "\x08";
+  const std::string state = "}" + mark() + str("a") + str(oid8) + "Q" + str("b") + str(oid7) +
+                            global("myapp", "Item") + op(0x86) + "Q" + str("c") +
+                            str("\xc3\xa9" + std::string(6, '\0')) + "Q" + "u" + stop();
+  const std::string cls = "(cmyapp\nItem\nq\x00Ntq\x01."s;
+  const DecodedRecord r = decode_record(cls + state);
+  EXPECT_EQ(r.json, R"J({"a":{"::":"persistent","id":8,"::=>":8},)J"
+                    R"J("b":{"::":"persistent","id":[7,"myapp.Item"],"::=>":7},)J"
+                    R"J("c":{"::":"persistent","id":")J"
+                    "\xc3\xa9"
+                    R"J(\u0000\u0000\u0000\u0000\u0000\u0000"}})J")
+      << r.json;
+  EXPECT_EQ(r.refs, (std::vector<Oid>{Oid(7), Oid(8)}));
+  EXPECT_EQ(scan_references(cls + state), r.refs);
+}
+
 TEST(PickleLegacy, ZopeTwoClassNameTuple) {
   // ((module, name), None) class pickles of Zope 2 databases.
   const std::string cls =

@@ -83,6 +83,12 @@ TEST(PickleMapping, LoneSurrogatesBecomeReplacementCharacters) {
 TEST(PickleMapping, BytesAsciiOrHex) {
   EXPECT_EQ(state(bytes("Central African Republic")), R"J("Central African Republic")J");
   EXPECT_EQ(state(bytes(std::string("\x00\x01\xfe", 3))), R"J({"::":"hex","hex":"0001fe"})J");
+  // Every ASCII byte but NUL is text (control characters escaped, as the spec's "ASCII →
+  // string" and newt.db have it); NUL keeps bytes hex, which jsonb could not hold otherwise.
+  EXPECT_EQ(state(bytes("\x01"
+                        "a\x7f")),
+            "\"\\u0001a\x7f\"");
+  EXPECT_EQ(state(bytes(std::string("a\0", 2))), R"J({"::":"hex","hex":"6100"})J");
   EXPECT_EQ(state(bytes("")), R"J("")J");
 }
 
@@ -136,6 +142,12 @@ TEST(PickleMapping, SetsAreSortedArrays) {
                   list_of({str("a"), integer(10), binfloat(2.5), none(), yes(), integer(-1)}) +
                   tuple1() + reduce()),
             R"J([null,true,-1,2.5,10,"a"])J");
+  // Strings in Python's order, by their characters: a prefix first, whatever follows it,
+  // and escaped characters by what they are ("\t" is 9, '"' 34, "Z" 90).
+  EXPECT_EQ(state(proto(4) + mark() + str("a!") + str("a") + str(" ") + str("") + op(0x91)),
+            R"J([""," ","a","a!"])J");
+  EXPECT_EQ(state(proto(4) + mark() + str("Z") + str("\"a") + str("\n") + str("\t") + op(0x91)),
+            R"J(["\t","\n","\"a","Z"])J");
 }
 
 std::string datetime_bytes(int y, int mo, int d, int h, int mi, int s, int us) {
