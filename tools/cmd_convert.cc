@@ -106,6 +106,13 @@ void run(Args& a) {
                       " to finish (catching up its JSON mirror, if it has one" +
                       (o.verify ? ", and verifying it)" : ")"));
   }
+  if (r.verified && r.source_moved_to) {
+    std::printf(
+        "verify: the source committed after the copy (its last transaction is now %s, the "
+        "copy's %s); compared up to the copy's\n",
+        r.source_moved_to->hex().c_str(),
+        (r.last_tid ? *r.last_tid : r.started_after.value_or(Tid())).hex().c_str());
+  }
   if (r.verified) {
     if (r.differences.empty()) {
       std::printf("verify: source and destination are equal\n");

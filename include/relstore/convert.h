@@ -52,6 +52,9 @@ struct ConvertReport {
   uint64_t blobs_skipped = 0;
   std::optional<Tid> first_tid, last_tid;  // of what was (or would be) copied
   std::vector<std::string> differences;    // from verify; empty when equal
+  // verify: the source's last TID when it had commits after the copy's last transaction
+  // (left out of the comparison)
+  std::optional<Tid> source_moved_to;
   uint64_t mirror_rows = 0;  // JSON mirror rows written to catch the in-commit mirror up
   // incremental from a history-free source: objects it deleted since the last run, which
   // were removed from the destination (or would be, in a dry run)
@@ -78,11 +81,13 @@ class BlobDir;
 // With the destination's blob directory, the blob file of every blob record is compared
 // too: with the source's file (`source_blobs`), or found missing there and then expected
 // missing in the destination as well.
-std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit = 20,
-                                          const BlobDir* source_blobs = nullptr,
-                                          const BlobDir* destination_blobs = nullptr,
-                                          const std::atomic<bool>* stop = nullptr,
-                                          bool* complete = nullptr);
+// `until` (a copy's last TID) leaves out what the source committed after it: transactions
+// after it, and objects whose current revision is newer. `source_last` (when given) gets
+// the source's last TID as the comparison saw it.
+std::vector<std::string> compare_storages(
+    Storage& source, Storage& destination, size_t limit = 20, const BlobDir* source_blobs = nullptr,
+    const BlobDir* destination_blobs = nullptr, const std::atomic<bool>* stop = nullptr,
+    bool* complete = nullptr, std::optional<Tid> until = std::nullopt, Tid* source_last = nullptr);
 
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);

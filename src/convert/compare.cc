@@ -88,10 +88,11 @@ void compare_transaction(TransactionRecord& a, TransactionRecord& b, size_t limi
 }
 
 std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& dst, size_t limit,
-                                         const Blobs& blobs, const std::atomic<bool>* stop) {
+                                         const Blobs& blobs, const std::atomic<bool>* stop,
+                                         std::optional<Tid> until) {
   std::vector<std::string> out;
-  auto a = src.iterator();
-  auto b = dst.iterator();
+  auto a = src.iterator(std::nullopt, until);
+  auto b = dst.iterator(std::nullopt, until);
   TransactionRecord ta, tb;
   bool more_a = a->next(ta), more_b = b->next(tb);
   while ((more_a || more_b) && out.size() < limit && !stopped(stop)) {
@@ -112,8 +113,12 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
 
 // `serials_only`: the states were compared already (with the history), only which revision
 // is current is left to compare.
+// `until`: the copy's last TID. Objects the source changed after it are left out (they
+// cannot be compared with a copy made before); `source_moved` says the source has commits
+// after it, where an object only in the destination may have been deleted from the source.
 std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& dst, size_t limit,
                                          const Blobs& blobs, const std::atomic<bool>* stop,
+                                         std::optional<Tid> until, bool source_moved,
                                          bool serials_only = false) {
   std::vector<std::string> out;
   std::optional<RecordIterResult> a = src.record_iternext(std::nullopt);
@@ -121,12 +126,21 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
   auto advance = [](StorageInstance& inst, std::optional<RecordIterResult>& r) {
     r = r && r->next ? inst.record_iternext(r->next) : std::nullopt;
   };
+  const auto changed_after_copy = [&](const RecordIterResult& r) {
+    return until && r.tid > *until;
+  };
   while ((a || b) && out.size() < limit && !stopped(stop)) {
     if (a && (!b || a->oid < b->oid)) {
-      out.push_back("oid " + a->oid.hex() + ": missing from the destination");
+      if (!changed_after_copy(*a)) {
+        out.push_back("oid " + a->oid.hex() + ": missing from the destination");
+      }
       advance(src, a);
     } else if (b && (!a || b->oid < a->oid)) {
-      out.push_back("oid " + b->oid.hex() + ": only in the destination");
+      out.push_back("oid " + b->oid.hex() + ": only in the destination" +
+                    (source_moved ? " (or deleted from the source after the copy)" : ""));
+      advance(dst, b);
+    } else if (changed_after_copy(*a)) {
+      advance(src, a);
       advance(dst, b);
     } else {
       if (a->tid != b->tid) {
@@ -152,23 +166,29 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
                                           const BlobDir* source_blobs,
                                           const BlobDir* destination_blobs,
-                                          const std::atomic<bool>* stop, bool* complete) {
+                                          const std::atomic<bool>* stop, bool* complete,
+                                          std::optional<Tid> until, Tid* source_last) {
   auto src = source.new_instance();
   auto dst = destination.new_instance();
   src->poll_invalidations();
   dst->poll_invalidations();
+  const Tid src_last = src->last_transaction();
+  if (source_last) *source_last = src_last;
+  const bool source_moved = until && src_last > *until;
   std::vector<std::string> out;
   if (source.keep_history() && destination.keep_history()) {
     // The history, and which revision each object's current one is: a database keeps that
     // apart (current_object), and a copy whose pointers are wrong reads old states.
-    out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
+    out = compare_history(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop, until);
     if (out.size() < limit) {
-      for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, stop, true)) {
+      for (auto& d : compare_current(*src, *dst, limit - out.size(), Blobs{}, stop, until,
+                                     source_moved, true)) {
         out.push_back("current revision of " + d);
       }
     }
   } else {
-    out = compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop);
+    out = compare_current(*src, *dst, limit, Blobs{source_blobs, destination_blobs}, stop, until,
+                          source_moved);
   }
   // Asked to stop: what ran may have ended early (a stop right after the end counts too).
   if (complete) *complete = !stopped(stop);

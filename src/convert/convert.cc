@@ -583,6 +583,25 @@ void refuse_blob_files_of_another(const ConvertOptions& o) {
                     "interrupted conversion of the same source); nothing was changed");
 }
 
+// --verify: compares the source with the copy as the copy left it. A source that committed
+// after the copy's last transaction is compared up to it, and the report says so.
+void verify_copy(const ConvertOptions& o, Storage& src, const StorageUri& dst_uri,
+                 ConvertReport& report) {
+  auto reopened = open_source(dst_uri);
+  std::optional<BlobDir> src_blobs, dst_blobs;
+  if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
+  if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
+  const std::optional<Tid> until = report.last_tid ? report.last_tid : report.started_after;
+  bool complete = true;
+  Tid source_last;
+  report.differences =
+      compare_storages(src, *reopened, 20, src_blobs ? &*src_blobs : nullptr,
+                       dst_blobs ? &*dst_blobs : nullptr, o.stop, &complete, until, &source_last);
+  if (until && source_last > *until) report.source_moved_to = source_last;
+  report.verified = complete;
+  report.interrupted_after_copy = !complete;
+}
+
 }  // namespace
 
 ConvertReport convert(const ConvertOptions& o) {
@@ -709,23 +728,29 @@ ConvertReport convert(const ConvertOptions& o) {
                        "--incremental continues after its last transaction");
   }
   if (dst && !o.dry_run) {
-    dst->close();
-    if (report.interrupted) return report;  // the resume catches the mirror up and verifies
-    catch_up_mirror(dst_uri, o.stop, report);
-    if (o.stop && o.stop->load()) {
-      report.interrupted_after_copy = true;  // the mirror may be behind; no verification
-      return report;
+    if (report.interrupted) {
+      dst->close();
+      return report;  // the resume catches the mirror up and verifies
     }
-    if (o.verify) {
-      auto reopened = open_source(dst_uri);
-      std::optional<BlobDir> src_blobs, dst_blobs;
-      if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
-      if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
-      bool complete = true;
-      report.differences = compare_storages(*src, *reopened, 20, src_blobs ? &*src_blobs : nullptr,
-                                            dst_blobs ? &*dst_blobs : nullptr, o.stop, &complete);
-      report.verified = complete;
-      report.interrupted_after_copy = !complete;
+    // Past this point every transaction is in: an error says so, rather than leaving the
+    // user to guess whether the copy is whole.
+    try {
+      dst->close();
+      catch_up_mirror(dst_uri, o.stop, report);
+      if (o.stop && o.stop->load()) {
+        report.interrupted_after_copy = true;  // the mirror may be behind; no verification
+        return report;
+      }
+      if (o.verify) verify_copy(o, *src, dst_uri, report);
+    } catch (const std::exception& e) {
+      throw StorageError(std::string(e.what()) + "; this came after the copy: " +
+                         dst_uri.redacted() + " holds every transaction of the source" +
+                         (report.last_tid ? " up to " + report.last_tid->hex() : "") +
+                         ". Once the cause is fixed, `relstore convert --incremental" +
+                         (o.verify ? " --verify" : "") +
+                         "` with the same arguments finishes the rest (the JSON mirror's "
+                         "catch-up" +
+                         (o.verify ? " and the verification" : "") + ") and copies nothing");
     }
   }
   return report;

@@ -556,6 +556,30 @@ TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
   EXPECT_EQ(s.rows + s.undecodable, open_storage(dst)->len());
 }
 
+// An error once every transaction is in (here the verification's, the destination's blob
+// directory gone) says the copy is whole and how to finish: it came out bare, leaving the
+// user to guess.
+TEST(Convert, AnErrorAfterTheCopySaysEveryTransactionIsIn) {
+  TempDir d;
+  const std::string path = sample_file(d, 300);
+  const std::string dst = "file://" + d.sub("copy.fs");
+  try {
+    run("file://" + path, dst, [&](ConvertOptions& o) {
+      o.verify = true;
+      o.destination_blob_dir = d.sub("blobs");
+      o.on_progress = [&](const ConvertProgress&) { std::filesystem::remove_all(d.sub("blobs")); };
+    });
+    FAIL() << "verified without its blob directory";
+  } catch (const StorageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("this came after the copy"), std::string::npos) << what;
+    EXPECT_NE(what.find("holds every transaction of the source up to 0x"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("--incremental --verify"), std::string::npos) << what;
+  }
+  EXPECT_EQ(open_storage(dst)->len(), open_storage("file://" + path)->len());
+}
+
 // A blob record is one whose class pickle names ZODB.blob.Blob (protocol 3 GLOBAL, protocol
 // 4 STACK_GLOBAL); an object whose state references a blob within its first bytes is not.
 TEST(Convert, BlobRecordsAreKnownByTheirClassPickle) {
@@ -866,6 +890,43 @@ TEST(Convert, VerifyComparesTheCurrentRevisions) {
   ASSERT_EQ(diffs.size(), 1u);
   EXPECT_NE(diffs[0].find("current revision of oid 0x000000000000000a: serial"), std::string::npos)
       << diffs[0];
+}
+
+// --verify compares the copy with the source as the copy saw it: a source that committed
+// meanwhile (a change of a copied object, a new one) is compared up to the copy's last
+// transaction, and the report says so. Every such copy failed its verification.
+TEST(Convert, VerifyLeavesOutWhatTheSourceCommittedAfterTheCopy) {
+  for (const char* mode : {"", "?history=free"}) {
+    SCOPED_TRACE(mode);
+    TempDir d;
+    const std::string src = "sqlite://" + d.sub("src");
+    SampleOptions so;
+    so.objects = 200;
+    write_sample(src, so);
+    const std::string dst = "sqlite://" + d.sub("dst") + mode;
+    bool wrote = false;
+    const ConvertReport r = run(src, dst, [&](ConvertOptions& o) {
+      o.verify = true;
+      o.batch_records = 100;
+      o.on_progress = [&](const ConvertProgress&) {
+        if (wrote) return;
+        wrote = true;
+        commit_as_another_writer(src);
+        auto inst = open_storage(src)->new_instance();
+        const Tid serial = inst->load(Oid(10)).tid;
+        TransactionMetaData txn{"", "", ""};
+        inst->tpc_begin(txn);
+        inst->store(Oid(10), serial, inst->load(Oid(11)).data, txn);
+        inst->tpc_vote(txn);
+        inst->tpc_finish(txn);
+      };
+    });
+    ASSERT_TRUE(wrote);
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.differences, std::vector<std::string>{});
+    ASSERT_TRUE(r.source_moved_to.has_value());
+    EXPECT_GT(*r.source_moved_to, *r.last_tid);
+  }
 }
 
 // A stop that comes once every transaction is in (Ctrl-C during --verify, which can take
