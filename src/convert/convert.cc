@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <unordered_map>
 
 #include "backend/oid_order.h"
@@ -563,6 +564,32 @@ void check_resumable(Storage& src, Storage& dst, Tid dst_last, const StorageUri&
                        "which the source does not have (packed away, or another "
                        "database)" +
                        advice);
+  }
+  // The same TID is not yet the same transaction: databases made the same way (relstore
+  // sample, restores of one Data.fs) share TIDs. The destination's last transaction must
+  // be the source's, as it was copied.
+  TransactionRecord copied;
+  if (!dst.new_instance()->iterator(dst_last, dst_last)->next(copied)) return;
+  std::vector<std::string> differences;
+  if (dst.keep_history()) {
+    differences = transaction_differences(txn, copied);
+  } else {
+    // A history-free copy keeps the transaction's records that are not deletions.
+    std::map<Oid, const Bytes*> written;
+    for (const DataRecord& r : txn.records) {
+      if (r.data) written[r.oid] = &*r.data;
+    }
+    for (const DataRecord& r : copied.records) {
+      const auto at = written.find(r.oid);
+      if (!r.data || at == written.end() || *at->second != *r.data) {
+        differences.push_back("oid " + r.oid.hex() + ": data differs");
+        break;
+      }
+    }
+  }
+  if (!differences.empty()) {
+    throw StorageError(refuse + "which differs from the source's transaction of that TID (" +
+                       differences.front() + ")" + advice);
   }
 }
 

@@ -653,6 +653,38 @@ TEST(Convert, IncrementalRefusesADestinationThatIsNoCopyOfTheSource) {
   EXPECT_EQ(run(other, db, incremental).done.transactions, 0u);
 }
 
+// The same TID is not the same transaction (databases made the same way share TIDs): a
+// destination whose last transaction differs from the source's of that TID is no copy of
+// it, and --incremental went on as if it were.
+TEST(Convert, IncrementalRefusesALastTransactionThatDiffersFromTheSources) {
+  TempDir d;
+  const std::string src = sample_at(d, "src.fs", 2, TimeStamp(2024, 6, 1, 0, 0, 0).tid());
+  for (const char* mode : {"hp", "hf"}) {
+    SCOPED_TRACE(mode);
+    const bool hp = std::string(mode) == "hp";
+    const std::string db = "sqlite://" + d.sub(mode) + (hp ? "" : "?history=free");
+    run(src, db);
+    const StorageInfo before = open_storage(db)->info();
+    sqlite3* conn = nullptr;
+    ASSERT_EQ(sqlite3_open(d.sub(std::string(mode) + "/main.sqlite3").c_str(), &conn), SQLITE_OK);
+    const std::string last = std::to_string(before.last_tid.sql());
+    const std::string sql =
+        hp ? "UPDATE \"transaction\" SET description = X'6f74686572' WHERE tid = " + last
+           : "UPDATE object_state SET state = X'6f74686572', state_size = 5 WHERE tid = " + last;
+    ASSERT_EQ(sqlite3_exec(conn, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(conn);
+    try {
+      run(src, db, incremental);
+      ADD_FAILURE() << "continued a copy whose last transaction differs";
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find("differs from the source's transaction of that TID"),
+                std::string::npos)
+          << e.what();
+    }
+    EXPECT_EQ(open_storage(db)->info().last_tid, before.last_tid);
+  }
+}
+
 // A history-free SQLite database in `d` holding `objects` sample objects.
 std::string history_free_sample(const TempDir& d, uint64_t objects) {
   const std::string uri = "sqlite://" + d.sub("src") + "?history=free";
