@@ -36,6 +36,16 @@ MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
   for (;;) {
     const Tid last = db.mirror_state().last_tid;
     const backend::MirrorChanges changes = db.mirror_changes(last, batch);
+    if (!last.is_zero() && changes.database_tid.is_zero()) {
+      // The mirror has reached a TID and the database holds no object: it was emptied by
+      // software that leaves relstore's tables alone (RelStorage's zap_all; on PostgreSQL
+      // a trigger resets the mirror with its TRUNCATE). Data loaded next may carry TIDs
+      // below the progress, and would never be mirrored: start the mirror over. (Seen only
+      // while the database is empty; a reload already under way needs `rebuild`.)
+      db.mirror_clear();
+      sweep = false;  // the clear removed every row
+      continue;
+    }
     work.clear();
     for (const auto& [oid, row] : changes.states) {
       mirror::add_state(oid, row.tid, row.state, decoder, options, work);

@@ -20,6 +20,7 @@
 #include "relstore/pickle.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
+#include "relstore/timestamp.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -378,6 +379,38 @@ TEST_P(JsonMirror, StatusCountsRowsOfObjectsDeletedBehindTheMirror) {
   mirror_follow(uri_, once);
   EXPECT_EQ(mirror_status(uri_).orphaned, 0u);
   expect_complete_and_equal_to_a_rebuild();
+}
+
+// RelStorage's zap_all empties its tables with DELETE on MySQL and SQLite (its slow zap on
+// PostgreSQL too) and leaves relstore's alone. A follower that finds the database empty
+// with the mirror's progress past zero starts the mirror over, so that a reload at older
+// TIDs is mirrored: it used to keep the old rows and skip the reload for good.
+TEST_P(JsonMirror, AFollowerStartsOverWhenOtherSoftwareEmptiedTheDatabase) {
+  mirror_enable(uri_, MirrorMode::follow);
+  FollowOptions once;
+  once.once = true;
+  mirror_follow(uri_, once);
+  ASSERT_GT(mirror_status(uri_).rows, 0u);
+  const bool mysql = GetParam().scheme == Scheme::mysql;
+  std::vector<std::string> zap = {"DELETE FROM object_state"};
+  if (GetParam().keep_history) {
+    zap = {"DELETE FROM current_object", "DELETE FROM object_state",
+           mysql ? "DELETE FROM `transaction` WHERE tid > 0"
+                 : "DELETE FROM \"transaction\" WHERE tid > 0"};
+  }
+  for (const auto& sql : zap) mirror_test::query(uri_, sql);
+  mirror_follow(uri_, once);
+  MirrorStatus s = mirror_status(uri_);
+  EXPECT_EQ(s.rows, 0u);
+  EXPECT_TRUE(s.mirrored_tid.is_zero());
+  SampleOptions older;
+  older.objects = 50;
+  older.seed = 9;
+  older.start_tid = TimeStamp::from_unix(1356998400).tid();  // 2013, before the first load
+  write_sample(uri_, older);
+  mirror_follow(uri_, once);
+  expect_complete_and_equal_to_a_rebuild();
+  EXPECT_GT(mirror_status(uri_).rows, 0u);
 }
 
 TEST_P(JsonMirror, AFollowerStoppedMidwayResumesWhereItStopped) {
