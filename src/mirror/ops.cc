@@ -24,6 +24,32 @@ std::unique_ptr<backend::Adapter> open_db(const std::string& uri, bool write) {
   return backend::open_adapter(parsed, options);
 }
 
+// The states a batch decodes and writes, in bytes, beside its count: in in-commit mode a
+// batch is written under the commit lock, which every commit then waits for, and a count
+// alone let a batch of large objects hold it for seconds.
+constexpr size_t kBatchStateBytes = 16 << 20;
+
+// Cuts `changes` after the whole transactions whose states fit in kBatchStateBytes (at least
+// one transaction), marking that more follow.
+void keep_within_batch_bytes(backend::MirrorChanges& changes) {
+  auto& states = changes.states;
+  size_t bytes = 0;
+  size_t keep = 0;  // the end of the last whole transaction within the limit
+  size_t i = 0;
+  for (; i < states.size(); ++i) {
+    if (i > 0 && states[i].second.tid != states[i - 1].second.tid) {
+      if (bytes > kBatchStateBytes) break;
+      keep = i;
+    }
+    if (states[i].second.state) bytes += states[i].second.state->size();
+  }
+  if (bytes <= kBatchStateBytes) return;
+  const size_t cut = keep > 0 ? keep : i;  // a first transaction over the limit goes whole
+  if (cut >= states.size()) return;
+  states.resize(cut);
+  changes.more = true;
+}
+
 // Follows the database from the recorded progress until it has nothing newer, one write
 // transaction per batch. With `sweep`, also removes rows of objects that are gone without
 // a trace a TID could show (history-free deletions, pack).
@@ -35,7 +61,7 @@ MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
   mirror::Batch work;
   for (;;) {
     const Tid last = db.mirror_state().last_tid;
-    const backend::MirrorChanges changes = db.mirror_changes(last, batch);
+    backend::MirrorChanges changes = db.mirror_changes(last, batch);
     if (!last.is_zero() && changes.database_tid.is_zero()) {
       // The mirror has reached a TID and the database holds no object: it was emptied by
       // software that leaves relstore's tables alone (RelStorage's zap_all; on PostgreSQL
@@ -46,6 +72,7 @@ MirrorProgress catch_up(backend::Adapter& db, size_t batch, bool sweep,
       sweep = false;  // the clear removed every row
       continue;
     }
+    keep_within_batch_bytes(changes);
     work.clear();
     for (const auto& [oid, row] : changes.states) {
       mirror::add_state(oid, row.tid, row.state, decoder, options, work);

@@ -521,6 +521,38 @@ TEST(JsonMirrorSqlite, StatusBeforeMigrationSaysWhatToDo) {
   EXPECT_THROW(mirror_status("sqlite://" + other.sub("none")), StorageError);
 }
 
+// A batch is bounded by the bytes of its states as well as by their count, in whole
+// transactions: 12 transactions of 4 MiB each, read 5000 states at a time, are written in
+// batches of about 16 MiB (a batch is written under the commit lock in in-commit mode).
+TEST(JsonMirrorSqlite, BatchesOfLargeStatesAreBoundedByTheirBytes) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("big") + "?history=free";
+  {
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    const Bytes big(4 << 20, 'x');
+    for (int t = 0; t < 12; ++t) {
+      TransactionMetaData txn{"", "", ""};
+      inst->tpc_begin(txn);
+      inst->store(Oid(1 + t), std::nullopt, big, txn);
+      inst->tpc_vote(txn);
+      inst->tpc_finish(txn);
+    }
+  }
+  mirror_enable(uri, MirrorMode::follow);
+  FollowOptions once;
+  once.once = true;
+  int batches = 0;
+  once.progress = [&](const MirrorProgress&) { ++batches; };
+  const MirrorProgress p = mirror_follow(uri, once);
+  EXPECT_EQ(p.undecodable, 12u);
+  EXPECT_GE(batches, 3);
+  EXPECT_LE(batches, 6);
+  const MirrorStatus s = mirror_status(uri);
+  EXPECT_EQ(s.undecodable, 12u);
+  EXPECT_EQ(s.pending, 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, JsonMirror, ::testing::ValuesIn(mirror_test::backends()),
                          [](const auto& p) { return mirror_test::backend_name(p.param); });
 
