@@ -89,11 +89,6 @@ std::vector<std::string> compare_storages(
     const BlobDir* destination_blobs = nullptr, const std::atomic<bool>* stop = nullptr,
     bool* complete = nullptr, std::optional<Tid> until = std::nullopt, Tid* source_last = nullptr);
 
-// What differs between two copies of one transaction (metadata, records in oid order),
-// at most `limit` lines; empty when equal. Blob files are not compared.
-std::vector<std::string> transaction_differences(TransactionRecord source,
-                                                 TransactionRecord destination, size_t limit = 5);
-
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);
 

@@ -163,13 +163,6 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 
 }  // namespace
 
-std::vector<std::string> transaction_differences(TransactionRecord source,
-                                                 TransactionRecord destination, size_t limit) {
-  std::vector<std::string> out;
-  compare_transaction(source, destination, limit, Blobs{}, out);
-  return out;
-}
-
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
                                           const BlobDir* source_blobs,
                                           const BlobDir* destination_blobs,

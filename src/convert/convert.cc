@@ -516,6 +516,33 @@ StorageError not_empty(const StorageUri& dst_uri, const StorageInfo& info) {
                       "after its last transaction or --clear to replace its content.");
 }
 
+// What tells the source's transaction `source` apart from `copied`, the destination's
+// transaction of the same TID, or none when `copied` may be its copy. A pack of the source
+// since may have marked it packed and removed records the copy still has; a history-free
+// copy keeps only the records that are not deletions.
+std::optional<std::string> differs_from_copy(const TransactionRecord& source,
+                                             const TransactionRecord& copied,
+                                             bool copy_keeps_history) {
+  if (copy_keeps_history) {
+    if (source.user != copied.user) return "user differs";
+    if (source.description != copied.description) return "description differs";
+    if (source.extension != copied.extension) return "extension bytes differ";
+  }
+  std::map<Oid, const std::optional<Bytes>*> in_copy;
+  for (const DataRecord& r : copied.records) in_copy[r.oid] = &r.data;
+  for (const DataRecord& r : source.records) {
+    if (!copy_keeps_history && !r.data) continue;
+    const auto at = in_copy.find(r.oid);
+    if (at == in_copy.end()) return "oid " + r.oid.hex() + " is not in the copy";
+    if (*at->second != r.data) return "oid " + r.oid.hex() + ": data differs";
+    in_copy.erase(at);
+  }
+  if (!in_copy.empty() && source.status != 'p') {
+    return "oid " + in_copy.begin()->first.hex() + " is not in the source";
+  }
+  return std::nullopt;
+}
+
 // --incremental continues a copy of this source; a destination that is not one would get
 // the source's later transactions on top of unrelated data. A history-preserving source
 // still has the transaction the destination ends with; a history-free one derives its
@@ -567,29 +594,13 @@ void check_resumable(Storage& src, Storage& dst, Tid dst_last, const StorageUri&
   }
   // The same TID is not yet the same transaction: databases made the same way (relstore
   // sample, restores of one Data.fs) share TIDs. The destination's last transaction must
-  // be the source's, as it was copied.
+  // be the source's as it was copied, or as a pack left it (status 'p', superseded
+  // revisions gone).
   TransactionRecord copied;
   if (!dst.new_instance()->iterator(dst_last, dst_last)->next(copied)) return;
-  std::vector<std::string> differences;
-  if (dst.keep_history()) {
-    differences = transaction_differences(txn, copied);
-  } else {
-    // A history-free copy keeps the transaction's records that are not deletions.
-    std::map<Oid, const Bytes*> written;
-    for (const DataRecord& r : txn.records) {
-      if (r.data) written[r.oid] = &*r.data;
-    }
-    for (const DataRecord& r : copied.records) {
-      const auto at = written.find(r.oid);
-      if (!r.data || at == written.end() || *at->second != *r.data) {
-        differences.push_back("oid " + r.oid.hex() + ": data differs");
-        break;
-      }
-    }
-  }
-  if (!differences.empty()) {
-    throw StorageError(refuse + "which differs from the source's transaction of that TID (" +
-                       differences.front() + ")" + advice);
+  if (const auto why = differs_from_copy(txn, copied, dst.keep_history())) {
+    throw StorageError(refuse + "which differs from the source's transaction of that TID (" + *why +
+                       ")" + advice);
   }
 }
 

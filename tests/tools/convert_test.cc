@@ -685,6 +685,46 @@ TEST(Convert, IncrementalRefusesALastTransactionThatDiffersFromTheSources) {
   }
 }
 
+// A pack of the source since the copy (RelStorage's zodbpack on a shared database) marks
+// the copy's last transaction packed and removes its revisions a later one replaced; the
+// copy is still one, and --incremental goes on from it.
+TEST(Convert, IncrementalContinuesAfterTheSourceWasPacked) {
+  TempDir d;
+  const std::string src = "sqlite://" + d.sub("src");
+  run(sample_at(d, "sample.fs", 2, TimeStamp(2024, 6, 1, 0, 0, 0).tid()), src);
+  for (const char* mode : {"hp", "hf"}) {
+    SCOPED_TRACE(mode);
+    run(src, "sqlite://" + d.sub(mode) + (std::string(mode) == "hp" ? "" : "?history=free"));
+  }
+  auto inst = open_storage(src)->new_instance();
+  const Tid copied = inst->last_transaction();
+  TransactionRecord last;
+  ASSERT_TRUE(inst->iterator(copied, copied)->next(last));
+  ASSERT_FALSE(last.records.empty());
+  const Oid replaced = last.records.front().oid;
+  TransactionMetaData txn{"", "", ""};
+  inst->tpc_begin(txn);
+  inst->store(replaced, copied, "written after the copy", txn);
+  inst->tpc_vote(txn);
+  inst->tpc_finish(txn);
+  inst.reset();
+  sqlite3* conn = nullptr;
+  ASSERT_EQ(sqlite3_open(d.sub("src/main.sqlite3").c_str(), &conn), SQLITE_OK);
+  const std::string pack =
+      "UPDATE \"transaction\" SET packed = 1 WHERE tid <= " + std::to_string(copied.sql()) +
+      "; DELETE FROM object_state WHERE zoid = " + std::to_string(replaced.value()) +
+      " AND tid = " + std::to_string(copied.sql());
+  ASSERT_EQ(sqlite3_exec(conn, pack.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(conn);
+  for (const char* mode : {"hp", "hf"}) {
+    SCOPED_TRACE(mode);
+    const std::string db =
+        "sqlite://" + d.sub(mode) + (std::string(mode) == "hp" ? "" : "?history=free");
+    EXPECT_EQ(run(src, db, incremental).done.transactions, 1u);
+    EXPECT_EQ(open_storage(db)->new_instance()->load(replaced).data, "written after the copy");
+  }
+}
+
 // A history-free SQLite database in `d` holding `objects` sample objects.
 std::string history_free_sample(const TempDir& d, uint64_t objects) {
   const std::string uri = "sqlite://" + d.sub("src") + "?history=free";
