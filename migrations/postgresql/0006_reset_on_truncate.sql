@@ -18,13 +18,16 @@
 CREATE FUNCTION relstore_object_state_truncated() RETURNS TRIGGER
 LANGUAGE plpgsql AS $$
 BEGIN
-  DELETE FROM object_json;
-  DELETE FROM object_json_error;
-  UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0;
-  IF to_regclass('relstore_hf_deletion') IS NOT NULL THEN
-    UPDATE relstore_hf_deletion
-       SET tid = -(GREATEST(COALESCE((SELECT MAX(tid) FROM object_state), 0), abs(tid)) + 1)
-     WHERE id = 0;
+  -- The tables of the truncated object_state's schema, whatever the session's search_path:
+  -- with a schema per tenant, unqualified names could reach another tenant's mirror.
+  EXECUTE format('DELETE FROM %I.object_json', TG_TABLE_SCHEMA);
+  EXECUTE format('DELETE FROM %I.object_json_error', TG_TABLE_SCHEMA);
+  EXECUTE format('UPDATE %I.relstore_json_mirror SET last_tid = 0 WHERE id = 0',
+                 TG_TABLE_SCHEMA);
+  IF to_regclass(format('%I.relstore_hf_deletion', TG_TABLE_SCHEMA)) IS NOT NULL THEN
+    EXECUTE format('UPDATE %1$I.relstore_hf_deletion SET tid = -(GREATEST(COALESCE('
+                   '(SELECT MAX(tid) FROM %1$I.object_state), 0), abs(tid)) + 1) WHERE id = 0',
+                   TG_TABLE_SCHEMA);
   END IF;
   RETURN NULL;
 EXCEPTION WHEN insufficient_privilege THEN

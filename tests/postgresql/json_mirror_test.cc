@@ -333,6 +333,32 @@ TEST_P(PostgresqlMirror, RelStoragesZapAllResetsTheMirrorAndTheDeletionRecord) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, PostgresqlMirror, ::testing::Bool(), pgtest::mode_name);
 
+// With a schema per tenant, emptying one tenant's object_state resets that tenant's
+// mirror, whatever the search_path of the session that empties it: the trigger's unqualified
+// names reached the mirror of the session's first schema instead.
+TEST(PostgresqlMirrorSchema, EmptyingATenantsObjectsResetsThatTenantsMirrorOnly) {
+  RELSTORE_NEED_POSTGRESQL();
+  TestDatabase db("jm_tenant_truncate");
+  db.exec("CREATE SCHEMA tenant");
+  const std::string tenant = db.uri("history=free&options=-csearch_path%3Dtenant,public");
+  SampleOptions sample;
+  sample.objects = 20;
+  for (const std::string& uri : {db.uri("history=free"), tenant}) {
+    write_sample(uri, sample);
+    mirror_rebuild(uri);
+  }
+  const std::string mirrored = db.scalar("SELECT COUNT(*) FROM public.object_json");
+  ASSERT_NE(mirrored, "0");
+  ASSERT_EQ(db.scalar("SELECT COUNT(*) FROM tenant.object_json"), mirrored);
+  db.exec("SET search_path = public; TRUNCATE tenant.object_state CASCADE");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM tenant.object_json"), "0");
+  EXPECT_EQ(db.scalar("SELECT last_tid FROM tenant.relstore_json_mirror"), "0");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM public.object_json"), mirrored);
+  EXPECT_NE(db.scalar("SELECT last_tid FROM public.relstore_json_mirror"), "0");
+  EXPECT_LT(std::stoll(db.scalar("SELECT tid FROM tenant.relstore_hf_deletion")), 0);
+  EXPECT_GE(std::stoll(db.scalar("SELECT tid FROM public.relstore_hf_deletion")), 0);
+}
+
 TEST(PostgresqlMirrorSchema, StatusWithoutTheMirrorTablesSaysWhatToDo) {
   RELSTORE_NEED_POSTGRESQL();
   TestDatabase db("jm_notables");
