@@ -91,8 +91,10 @@ std::vector<std::string> compare_history(StorageInstance& src, StorageInstance& 
                                          const Blobs& blobs, const std::atomic<bool>* stop,
                                          std::optional<Tid> until) {
   std::vector<std::string> out;
+  // Only the source is bounded: a destination transaction past the copy's last is not the
+  // copy's, and is reported as only in the destination.
   auto a = src.iterator(std::nullopt, until);
-  auto b = dst.iterator(std::nullopt, until);
+  auto b = dst.iterator(std::nullopt, std::nullopt);
   TransactionRecord ta, tb;
   bool more_a = a->next(ta), more_b = b->next(tb);
   while ((more_a || more_b) && out.size() < limit && !stopped(stop)) {

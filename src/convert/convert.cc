@@ -623,13 +623,17 @@ void refuse_blob_files_of_another(const ConvertOptions& o) {
 
 // --verify: compares the source with the copy as the copy left it. A source that committed
 // after the copy's last transaction is compared up to it, and the report says so.
+// `source_at_start`: the source's last TID when the copy began. A history-free source's
+// may be a deletion's, which no copied transaction carries; what the source had then was
+// copied, so the comparison goes up to the later of the two.
 void verify_copy(const ConvertOptions& o, Storage& src, const StorageUri& dst_uri,
-                 ConvertReport& report) {
+                 ConvertReport& report, Tid source_at_start) {
   auto reopened = open_source(dst_uri);
   std::optional<BlobDir> src_blobs, dst_blobs;
   if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
   if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
-  const std::optional<Tid> until = report.last_tid ? report.last_tid : report.started_after;
+  std::optional<Tid> until = report.last_tid ? report.last_tid : report.started_after;
+  if (!until || *until < source_at_start) until = source_at_start;
   bool complete = true;
   Tid source_last;
   report.differences =
@@ -753,6 +757,12 @@ ConvertReport convert(const ConvertOptions& o) {
       }
     }
   }
+  Tid source_at_start;
+  {
+    auto inst = src->new_instance();
+    inst->poll_invalidations();
+    source_at_start = inst->last_transaction();
+  }
   try {
     converter.run(start, report);
   } catch (const std::exception& e) {
@@ -779,7 +789,7 @@ ConvertReport convert(const ConvertOptions& o) {
         report.interrupted_after_copy = true;  // the mirror may be behind; no verification
         return report;
       }
-      if (o.verify) verify_copy(o, *src, dst_uri, report);
+      if (o.verify) verify_copy(o, *src, dst_uri, report, source_at_start);
     } catch (const std::exception& e) {
       throw StorageError(std::string(e.what()) + "; this came after the copy: " +
                          dst_uri.redacted() + " holds every transaction of the source" +

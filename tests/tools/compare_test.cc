@@ -136,5 +136,23 @@ TEST(Compare, TheLimitBoundsTheList) {
   EXPECT_EQ(compare_storages(*source, *destination, 20).size(), 3u);
 }
 
+// `until` (the copy's last TID) leaves out what the source committed after the copy; the
+// destination is not bounded, so a transaction it has past the copy's last is reported.
+TEST(Compare, UntilBoundsTheSourceOnly) {
+  TempDir dir;
+  auto later = base();
+  later.push_back({at(4), "u", "d", "", {{4, std::string("four")}}});
+  auto source = make(dir, "a", true, later);
+  auto copy = make(dir, "b", true, base());
+  EXPECT_EQ(compare_storages(*source, *copy, 20, nullptr, nullptr, nullptr, nullptr, at(3)),
+            std::vector<std::string>{});
+  auto written_into = make(dir, "c", true, later);
+  const auto out =
+      compare_storages(*copy, *written_into, 20, nullptr, nullptr, nullptr, nullptr, at(3));
+  ASSERT_EQ(out.size(), 2u);  // the transaction, then its object as the current revisions
+  EXPECT_NE(out[0].find(at(4).hex() + ": only in the destination"), std::string::npos) << out[0];
+  EXPECT_NE(out[1].find(Oid(4).hex() + ": only in the destination"), std::string::npos) << out[1];
+}
+
 }  // namespace
 }  // namespace relstore

@@ -1001,6 +1001,30 @@ TEST(Convert, VerifyLeavesOutWhatTheSourceCommittedAfterTheCopy) {
   }
 }
 
+// A history-free source whose last transaction deleted an object: its last TID is that
+// deletion's, which no copied transaction carries (the copy derives transactions from
+// current rows). --verify took it for a commit after the copy and said so.
+TEST(Convert, VerifyOfAHistoryFreeSourceEndingWithADeletionSaysNothingMoved) {
+  TempDir d;
+  const std::string src = history_free_sample(d, 100);
+  {
+    auto inst = open_storage(src)->new_instance();
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->delete_object(Oid(40), inst->load(Oid(40)).tid, txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  for (const char* mode : {"?history=free", "?history=preserving"}) {
+    SCOPED_TRACE(mode);
+    const ConvertReport r = run(src, "sqlite://" + d.sub(std::string("dst") + mode[9]) + mode,
+                                [](ConvertOptions& o) { o.verify = true; });
+    EXPECT_TRUE(r.verified);
+    EXPECT_EQ(r.differences, std::vector<std::string>{});
+    EXPECT_FALSE(r.source_moved_to.has_value()) << r.source_moved_to->hex();
+  }
+}
+
 // A stop that comes once every transaction is in (Ctrl-C during --verify, which can take
 // longer than the copy) ends the run there: it was ignored until the verification was over.
 // The report says the copy is complete and unverified.
