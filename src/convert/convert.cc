@@ -621,6 +621,13 @@ void refuse_blob_files_of_another(const ConvertOptions& o) {
                     "interrupted conversion of the same source); nothing was changed");
 }
 
+// Throws `message` as the same kind of error as `e`: a usage error found once the copy
+// began stays one (exit status 2) with what the copy left added to its message.
+[[noreturn]] void rethrow_as(const std::exception& e, const std::string& message) {
+  if (dynamic_cast<const ConfigError*>(&e)) throw ConfigError(message);
+  throw StorageError(message);
+}
+
 // --verify: compares the source with the copy as the copy left it. A source that committed
 // after the copy's last transaction is compared up to it, and the report says so.
 // `source_at_start`: the source's last TID when the copy began. A history-free source's
@@ -769,11 +776,11 @@ ConvertReport convert(const ConvertOptions& o) {
     // Whatever stopped the copy, the destination holds what was copied before it and must
     // not pass for a complete copy.
     if (o.dry_run || (report.done.transactions == 0 && !report.cleared)) throw;
-    throw StorageError(std::string(e.what()) + "; " + std::to_string(report.done.transactions) +
-                       " transactions were copied into " + dst_uri.redacted() +
-                       (report.cleared ? " after --clear emptied it" : "") +
-                       " before this, so it is an incomplete copy: once the cause is fixed, "
-                       "--incremental continues after its last transaction");
+    rethrow_as(e, std::string(e.what()) + "; " + std::to_string(report.done.transactions) +
+                      " transactions were copied into " + dst_uri.redacted() +
+                      (report.cleared ? " after --clear emptied it" : "") +
+                      " before this, so it is an incomplete copy: once the cause is fixed, "
+                      "--incremental continues after its last transaction");
   }
   if (dst && !o.dry_run) {
     if (report.interrupted) {
@@ -791,14 +798,14 @@ ConvertReport convert(const ConvertOptions& o) {
       }
       if (o.verify) verify_copy(o, *src, dst_uri, report, source_at_start);
     } catch (const std::exception& e) {
-      throw StorageError(std::string(e.what()) + "; this came after the copy: " +
-                         dst_uri.redacted() + " holds every transaction of the source" +
-                         (report.last_tid ? " up to " + report.last_tid->hex() : "") +
-                         ". Once the cause is fixed, `relstore convert --incremental" +
-                         (o.verify ? " --verify" : "") +
-                         "` with the same arguments finishes the rest (the JSON mirror's "
-                         "catch-up" +
-                         (o.verify ? " and the verification" : "") + ") and copies nothing");
+      rethrow_as(e, std::string(e.what()) + "; this came after the copy: " + dst_uri.redacted() +
+                        " holds every transaction of the source" +
+                        (report.last_tid ? " up to " + report.last_tid->hex() : "") +
+                        ". Once the cause is fixed, `relstore convert --incremental" +
+                        (o.verify ? " --verify" : "") + "` with the same arguments" +
+                        (o.clear ? " but --clear" : "") +
+                        " finishes the rest (the JSON mirror's catch-up" +
+                        (o.verify ? " and the verification" : "") + ") and copies nothing");
     }
   }
   return report;

@@ -361,6 +361,26 @@ TEST(Convert, AnErrorPartWaySaysTheDestinationIsIncomplete) {
   }
 }
 
+// An error keeps its kind when the message says what the copy left: a usage error found
+// part-way stays one (exit status 2 from the command line).
+TEST(Convert, AUsageErrorPartWayStaysOne) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 300);
+  try {
+    run(src, "sqlite://" + d.sub("dst"), [](ConvertOptions& o) {
+      o.batch_records = 50;
+      o.on_progress = [](const ConvertProgress& p) {
+        if (p.transactions > 0) throw ConfigError("a usage error found late");
+      };
+    });
+    FAIL() << "the error was lost";
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a usage error found late; "), std::string::npos) << what;
+    EXPECT_NE(what.find("incomplete copy"), std::string::npos) << what;
+  }
+}
+
 // The Data.fs of the blob tests: oid 7 a blob record (with its file in d/blobs), oid 1 not.
 Tid write_blob_source(const TempDir& d, const std::string& contents) {
   const std::string blob_record = std::string(
@@ -559,12 +579,15 @@ TEST(Convert, AnInCommitMirrorOnTheDestinationIsCaughtUp) {
 // An error once every transaction is in (here the verification's, the destination's blob
 // directory gone) says the copy is whole and how to finish: it came out bare, leaving the
 // user to guess.
+// The advice names the options of the resume: those of this run, but --clear (which
+// excludes --incremental).
 TEST(Convert, AnErrorAfterTheCopySaysEveryTransactionIsIn) {
   TempDir d;
   const std::string path = sample_file(d, 300);
   const std::string dst = "file://" + d.sub("copy.fs");
   try {
     run("file://" + path, dst, [&](ConvertOptions& o) {
+      o.clear = true;
       o.verify = true;
       o.destination_blob_dir = d.sub("blobs");
       o.on_progress = [&](const ConvertProgress&) { std::filesystem::remove_all(d.sub("blobs")); };
@@ -575,7 +598,9 @@ TEST(Convert, AnErrorAfterTheCopySaysEveryTransactionIsIn) {
     EXPECT_NE(what.find("this came after the copy"), std::string::npos) << what;
     EXPECT_NE(what.find("holds every transaction of the source up to 0x"), std::string::npos)
         << what;
-    EXPECT_NE(what.find("--incremental --verify"), std::string::npos) << what;
+    EXPECT_NE(what.find("--incremental --verify` with the same arguments but --clear"),
+              std::string::npos)
+        << what;
   }
   EXPECT_EQ(open_storage(dst)->len(), open_storage("file://" + path)->len());
 }
