@@ -88,46 +88,54 @@ double number_value(std::string_view s) {
   return d;
 }
 
-// A rendered string's characters with its escapes undone, as UTF-8: byte order is then the
-// order of code points, which is how Python sorts str. The writer escapes only ASCII
-// (json_escape.cc): quotes, backslashes and control characters.
-std::string string_content(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (size_t i = 1; i + 1 < s.size(); ++i) {
-    if (s[i] != '\\') {
-      out += s[i];
-      continue;
-    }
-    const char e = s[++i];
+// Reads a rendered string's characters with its escapes undone, a byte at a time, as
+// UTF-8: byte order is then the order of code points, which is how Python sorts str. The
+// writer escapes only ASCII (json_escape.cc): quotes, backslashes and control characters.
+// Compared as they are read, two members are ordered without a copy of either.
+class StringChars {
+ public:
+  explicit StringChars(std::string_view rendered) : s_(rendered) {}
+
+  // The next byte, or -1 after the last.
+  int next() {
+    if (i_ + 1 >= s_.size()) return -1;  // the closing quote
+    const char c = s_[i_++];
+    if (c != '\\') return static_cast<unsigned char>(c);
+    const char e = s_[i_++];
     switch (e) {
       case 'n':
-        out += '\n';
-        break;
+        return '\n';
       case 'r':
-        out += '\r';
-        break;
+        return '\r';
       case 't':
-        out += '\t';
-        break;
+        return '\t';
       case 'b':
-        out += '\b';
-        break;
+        return '\b';
       case 'f':
-        out += '\f';
-        break;
+        return '\f';
       case 'u': {
         unsigned v = 0;
-        std::from_chars(s.data() + i + 1, s.data() + i + 5, v, 16);
-        out += static_cast<char>(v);
-        i += 4;
-        break;
+        std::from_chars(s_.data() + i_, s_.data() + i_ + 4, v, 16);
+        i_ += 4;
+        return static_cast<int>(v & 0xff);
       }
       default:
-        out += e;  // \" and \\ stand for themselves
+        return static_cast<unsigned char>(e);  // \" and \\ stand for themselves
     }
   }
-  return out;
+
+ private:
+  std::string_view s_;
+  size_t i_ = 1;  // past the opening quote
+};
+
+bool string_less(std::string_view x, std::string_view y) {
+  StringChars a(x), b(y);
+  for (;;) {
+    const int ca = a.next(), cb = b.next();
+    if (ca != cb) return ca < cb;
+    if (ca < 0) return false;
+  }
 }
 
 // Orders rendered set members: by kind, numbers by value, strings by their characters,
@@ -141,7 +149,7 @@ bool member_less(std::string_view x, std::string_view y) {
     const double dx = number_value(x), dy = number_value(y);
     if (dx != dy) return dx < dy;
   }
-  if (rx == 3) return string_content(x) < string_content(y);
+  if (rx == 3) return string_less(x, y);
   return x < y;
 }
 
@@ -521,7 +529,7 @@ void Emitter::finish_sorted(size_t base, size_t region) {
       return member_less({text + a.start, a.size}, {text + b.start, b.size});
     };
     // Sets in records are small: insertion sort is stable and, unlike std::stable_sort,
-    // allocates nothing. Big ones get a merge sort.
+    // needs no buffer (the comparison allocates nothing either). Big ones get a merge sort.
     if (s_.spans.end() - first <= 32) {
       for (auto i = first + 1; i != s_.spans.end(); ++i) {
         const EmitScratch::Span v = *i;

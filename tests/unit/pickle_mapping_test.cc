@@ -148,6 +148,10 @@ TEST(PickleMapping, SetsAreSortedArrays) {
             R"J([""," ","a","a!"])J");
   EXPECT_EQ(state(proto(4) + mark() + str("Z") + str("\"a") + str("\n") + str("\t") + op(0x91)),
             R"J(["\t","\n","\"a","Z"])J");
+  // A control character below a backslash, non-ASCII (UTF-8 bytes above 0x7f) after "~".
+  EXPECT_EQ(
+      state(proto(4) + mark() + str("\xc3\xa9") + str("~") + str("\\") + str("\x01") + op(0x91)),
+      "[\"\\u0001\",\"\\\\\",\"~\",\"\xc3\xa9\"]");
 }
 
 std::string datetime_bytes(int y, int mo, int d, int h, int mi, int s, int us) {
