@@ -148,7 +148,9 @@ std::string read_included(const std::string& name, const std::string& from,
   const fs::path path =
       fs::path(name).is_absolute() ? fs::path(name) : fs::path(from).parent_path() / name;
   // An ifstream opens a directory and reads nothing from it: the include would be empty.
-  if (std::filesystem::is_directory(path)) {
+  // (A path stat refuses is left to the open below, which names it on its line.)
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
     throw fail("the included file " + path.string() + " is a directory");
   }
   std::ifstream in(path);

@@ -427,6 +427,13 @@ TEST(ZConfig, DefinesAndIncludesAreZConfigs) {
             std::string::npos);
   EXPECT_NE(error("%include\n").find("def.conf:1: %include names no file"), std::string::npos)
       << error("%include\n");
+  // A name the file system refuses to look up (a component longer than 255 bytes) is an
+  // unreadable include on its line, not an escaped filesystem_error.
+  const std::string long_name = "/tmp/" + std::string(300, 'a') + ".conf";
+  EXPECT_NE(error("%include " + long_name + "\n")
+                .find("def.conf:1: cannot read the included file " + long_name),
+            std::string::npos)
+      << error("%include " + long_name + "\n");
   EXPECT_NE(error("%bogus\n").find("unknown directive '%bogus'"), std::string::npos);
   // A mistyped %define shows its name, not the value after it.
   const std::string typo = error("%defin dbpw hunter2\n");
