@@ -1,7 +1,7 @@
 #include "adapters/postgresql/schema_installer.h"
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <map>
 #include <set>
 #include <string>
@@ -141,12 +141,20 @@ void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
     const Result limit = query(conn,
                                "SELECT (EXTRACT(EPOCH FROM current_setting('lock_timeout')::"
                                "interval) * 1000)::BIGINT");
-    const double total = std::max<double>(1, limit.int64(0, 0)) / 1000;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(total);
+    using std::chrono::milliseconds;
+    const milliseconds total(std::max<int64_t>(1, limit.int64(0, 0)));
+    const auto deadline = std::chrono::steady_clock::now() + total;
+    // What is left of the lock timeout, at most one attempt's wait (a timeout shorter than
+    // an attempt is not overshot).
+    const auto next_wait = [&] {
+      const auto left =
+          std::chrono::duration_cast<milliseconds>(deadline - std::chrono::steady_clock::now());
+      return std::clamp<int64_t>(left.count(), 1, kSchemaLockWaitMs);
+    };
     for (;;) {
       try {
         conn.simple(std::string("BEGIN; ") + kSchemaLock +
-                        "; SET LOCAL lock_timeout = " + std::to_string(kSchemaLockWaitMs),
+                        "; SET LOCAL lock_timeout = " + std::to_string(next_wait()),
                     Context::schema);
         body();
         conn.simple("COMMIT", Context::schema);
@@ -155,11 +163,11 @@ void in_schema_transaction(Conn& conn, const std::string& what, F&& body) {
         conn.rollback_quietly();
         if (std::chrono::steady_clock::now() >= deadline) {
           throw SchemaError(std::string(e.what()) + ": other transactions kept writing to the " +
-                            "tables it changes for " + std::to_string(std::lround(total)) +
-                            " s (the lock timeout); run `relstore migrate up` when they are " +
+                            "tables it changes for " + std::to_string(total.count()) +
+                            " ms (the lock timeout); run `relstore migrate up` when they are " +
                             "fewer, or raise the timeout");
         }
-        std::this_thread::sleep_for(std::chrono::milliseconds(kSchemaLockWaitMs));
+        std::this_thread::sleep_for(milliseconds(next_wait()));
       }
     }
   } catch (const NewerSchemaError&) {
