@@ -53,6 +53,7 @@ void run(Args& a) {
   o.on_progress = [&](const ConvertProgress& p) {
     progress.update({p.transactions, p.records, p.bytes, p.total_transactions, p.seconds});
   };
+  o.on_log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
   o.stop = &g_stop;
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);

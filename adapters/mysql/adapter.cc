@@ -169,13 +169,20 @@ StorageInfo MysqlAdapter::info() {
   sql += q.last_tid;
   sql += "; ";
   sql += settings_.has_deletion_mark ? kDeletionMark : "SELECT 0";
+  sql += "; ";
+  sql += settings_.has_conversion_note ? "SELECT source, started_at FROM relstore_conversion"
+                                       : "SELECT 1 FROM DUAL WHERE FALSE";
   sql += "; COMMIT";
   int64_t figures[5] = {0, 0, 0, 0, 0};
   int i = 0;
   conn->batch(
-      sql, 7,
+      sql, 8,
       [&](Rows& r) {
-        if (r.next() && !r.is_null(0) && i < 5) figures[i] = r.int64(0);
+        if (i == 5) {
+          if (r.next()) out.unfinished_conversion = UnfinishedConversion{r.bytes(0), r.bytes(1)};
+        } else if (r.next() && !r.is_null(0) && i < 5) {
+          figures[i] = r.int64(0);
+        }
         ++i;
       },
       Context::read);
@@ -243,6 +250,10 @@ void MysqlAdapter::zap_all() {
           "UPDATE relstore_json_mirror SET last_tid = 0 WHERE id = 0; ";
       statements += 3;
     }
+    if (settings_.has_conversion_note) {
+      sql += "DELETE FROM relstore_conversion; ";
+      ++statements;
+    }
     sql += "COMMIT";
     conn->batch(sql, statements, Context::other);
   } catch (...) {
@@ -250,6 +261,32 @@ void MysqlAdapter::zap_all() {
     throw;
   }
   OidAllocator(*conn).reset();
+}
+
+bool MysqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
+  if (settings_.read_only) throw ReadOnlyError();
+  if (!settings_.has_conversion_note) {
+    return false;  // not migrated yet (`relstore migrate up`)
+  }
+  auto conn = open_connection(settings_, Role::store, this);
+  std::string sql = "START TRANSACTION; DELETE FROM relstore_conversion; ";
+  int statements = 3;
+  if (note) {
+    sql += "INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, ";
+    append_binary_literal(sql, note->source);
+    sql += ", ";
+    append_binary_literal(sql, note->started_at);
+    sql += "); ";
+    ++statements;
+  }
+  sql += "COMMIT";
+  try {
+    conn->batch(sql, statements, Context::other);
+  } catch (...) {
+    conn->rollback();
+    throw;
+  }
+  return true;
 }
 
 void MysqlAdapter::bulk_begin() {

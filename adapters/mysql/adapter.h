@@ -40,6 +40,7 @@ struct Settings {
   double lock_timeout = 30.0;  // seconds, for innodb_lock_wait_timeout
   // History-free database with relstore_hf_deletion (src/backend/deletion_mark.h).
   bool has_deletion_mark = false;
+  bool has_conversion_note = false;  // relstore_conversion (migration 0004)
   ServerInfo server;
 };
 
@@ -69,6 +70,7 @@ class MysqlAdapter : public backend::Adapter {
   StorageInfo info() override;
   std::string identity() override;
   void zap_all() override;
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
 
   // Bulk loading (convert): multi-row INSERTs in batches (bulk_loader.h).
   bool supports_bulk() const override { return true; }

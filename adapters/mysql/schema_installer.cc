@@ -279,8 +279,9 @@ void install_schema(Settings& settings, const StorageOptions& options) {
     }
   }
   settings.keep_history = keep_history;
-  settings.has_deletion_mark =
-      !keep_history && table_names(*conn).count(backend::kDeletionMarkTable);
+  const auto names = table_names(*conn);
+  settings.has_deletion_mark = !keep_history && names.count(backend::kDeletionMarkTable);
+  settings.has_conversion_note = names.count("relstore_conversion") > 0;
 }
 
 std::vector<int> applied_versions(Connection& conn) {

@@ -108,6 +108,7 @@ PostgresqlAdapter::PostgresqlAdapter(const StorageUri& uri, const StorageOptions
   loc_.keep_history = facts.keep_history;
   loc_.json_mirror = facts.json_mirror;
   loc_.deletion_mark = facts.deletion_mark;
+  loc_.conversion_note = facts.conversion_note;
   mirror_ = std::make_unique<json_mirror::Mirror>(loc_, *this);
 }
 
@@ -134,7 +135,10 @@ StorageInfo PostgresqlAdapter::info() {
   const auto r = conn->simple(
       std::string("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; ") + q.count_objects + "; " +
           q.count_transactions + "; " + kStateBytes + "; " + q.last_tid.sql + "; " +
-          (loc_.deletion_mark ? kDeletionMark.sql : "SELECT 0") + "; COMMIT",
+          (loc_.deletion_mark ? kDeletionMark.sql : "SELECT 0") + "; " +
+          (loc_.conversion_note ? "SELECT source, started_at FROM relstore_conversion"
+                                : "SELECT 1 WHERE false") +
+          "; COMMIT",
       Context::read);
   StorageInfo out;
   out.backend = "postgresql";
@@ -145,6 +149,8 @@ StorageInfo PostgresqlAdapter::info() {
   const Tid record = Tid::from_sql(r[5].int64(0, 0));  // 0 without the table ("SELECT 0")
   out.last_tid = backend::last_finished(Tid::from_sql(r[4].int64(0, 0)), record);
   if (loc_.deletion_mark) out.last_deletion = backend::deletion_tid(record);
+  if (r[6].rows() > 0)
+    out.unfinished_conversion = UnfinishedConversion{r[6].bytes(0, 0), r[6].bytes(0, 1)};
   out.schema_version = schema_version(*conn);
   return out;
 }
@@ -183,8 +189,30 @@ void PostgresqlAdapter::zap_all() {
           (loc_.json_mirror ? "DELETE FROM object_json; DELETE FROM object_json_error; "
                               "UPDATE relstore_json_mirror SET last_tid = 0; "
                             : "") +
-          kResetOids + "; COMMIT",
+          (loc_.conversion_note ? "DELETE FROM relstore_conversion; " : "") + kResetOids +
+          "; COMMIT",
       Context::other);
+}
+
+bool PostgresqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
+  if (loc_.read_only) throw ReadOnlyError();
+  if (!loc_.conversion_note) {
+    return false;  // not migrated yet (`relstore migrate up`)
+  }
+  auto conn = open_conn(loc_, Role::admin, this);
+  conn->simple("BEGIN; DELETE FROM relstore_conversion", Context::other);
+  try {
+    if (note) {
+      constexpr Statement kInsert = {
+          "", "INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, $1, $2)"};
+      conn->run(kInsert, Params().bytes(note->source).bytes(note->started_at), Context::other);
+    }
+    conn->simple("COMMIT", Context::other);
+  } catch (...) {
+    conn->rollback_quietly();
+    throw;
+  }
+  return true;
 }
 
 std::vector<int> PostgresqlAdapter::applied_migrations() {

@@ -20,8 +20,9 @@ struct Location {
   std::string application_name;  // the URI's own, if it gave one
   std::string options;           // the URI's libpq `options` (server settings), if any
   bool keep_history = true;
-  bool json_mirror = false;    // the mirror's tables and functions are installed
-  bool deletion_mark = false;  // history-free database with relstore_hf_deletion
+  bool json_mirror = false;      // the mirror's tables and functions are installed
+  bool deletion_mark = false;    // history-free database with relstore_hf_deletion
+  bool conversion_note = false;  // relstore_conversion is there
   bool read_only = false;
   double lock_timeout = 30.0;
 };
@@ -52,6 +53,7 @@ class PostgresqlAdapter : public backend::Adapter {
   StorageInfo info() override;
   std::string identity() override;
   void zap_all() override;
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 

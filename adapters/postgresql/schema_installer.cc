@@ -298,7 +298,7 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
       apply_migrations(*conn, keep_history, seen.version);
       install_functions(*conn, seen, keep_history, db);
     });
-    return {keep_history, true, !keep_history};  // migrated to the newest: 0004 is there
+    return {keep_history, true, !keep_history, true};  // migrated to the newest
   }
   // Without the right to upgrade, an older schema may lack the mirror: votes then do not
   // ask for its mode.
@@ -306,7 +306,8 @@ SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                       seen.checksums.count("relstore_json_mirror_mode") &&
                       seen.checksums.count("relstore_finish_mirror");
   return {keep_history, mirror,
-          !keep_history && seen.relations.count(backend::kDeletionMarkTable) > 0};
+          !keep_history && seen.relations.count(backend::kDeletionMarkTable) > 0,
+          seen.relations.count("relstore_conversion") > 0};
 }
 
 std::vector<int> applied_versions(Conn& conn) {

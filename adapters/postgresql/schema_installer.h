@@ -22,6 +22,7 @@ struct SchemaFacts {
   bool json_mirror = false;  // migration 0003's tables and the mirror functions are there
   // History-free database with relstore_hf_deletion (migration 0004).
   bool deletion_mark = false;
+  bool conversion_note = false;  // relstore_conversion (migration 0007)
 };
 SchemaFacts install_schema(const Location& loc, const StorageOptions& options,
                            backend::Adapter& counter);

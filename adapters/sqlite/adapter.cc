@@ -132,6 +132,11 @@ StorageInfo SqliteAdapter::info() {
     out.last_deletion = backend::deletion_tid(record);
   }
   out.schema_version = schema_version(*db);
+  if (db->has_table("relstore_conversion")) {
+    Stmt& note = db->prepared("SELECT source, started_at FROM relstore_conversion");
+    const StmtScope scope(note);
+    if (note.step()) out.unfinished_conversion = UnfinishedConversion{note.blob(0), note.blob(1)};
+  }
   db->exec("COMMIT");
   return out;
 }
@@ -159,12 +164,37 @@ void SqliteAdapter::zap_all() {
     // The mirror goes with the objects, and its progress too: restores after a zap may
     // bring TIDs below the one it had reached.
     json_mirror::forget(*db);
+    if (db->has_table("relstore_conversion")) db->exec("DELETE FROM relstore_conversion");
     db->exec("COMMIT");
   } catch (...) {
     db->rollback_quietly();
     throw;
   }
   OidAllocator(loc_).reset();
+}
+
+bool SqliteAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
+  if (loc_.read_only) throw ReadOnlyError();
+  auto db = open_main(loc_, Role::store);
+  if (!db->has_table("relstore_conversion")) {
+    return false;  // not migrated yet (`relstore migrate up`)
+  }
+  db->exec("BEGIN IMMEDIATE");
+  try {
+    db->exec("DELETE FROM relstore_conversion");
+    if (note) {
+      Stmt& insert =
+          db->prepared("INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, ?, ?)");
+      const StmtScope scope(insert);
+      insert.bind_text(1, note->source).bind_text(2, note->started_at);
+      insert.run();
+    }
+    db->exec("COMMIT");
+  } catch (...) {
+    db->rollback_quietly();
+    throw;
+  }
+  return true;
 }
 
 BulkLoader& SqliteAdapter::bulk() {

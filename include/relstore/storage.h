@@ -154,6 +154,12 @@ class StorageInstance {
   virtual bool is_read_only() const = 0;
 };
 
+// A conversion copying into a database (Storage::set_unfinished_conversion).
+struct UnfinishedConversion {
+  std::string source;      // the source's URI, without its password
+  std::string started_at;  // UTC, as 2026-12-01T23:55:00Z
+};
+
 // Facts about a database, for `relstore info`.
 struct StorageInfo {
   std::string backend;  // "sqlite", "postgresql", "mysql", "file"
@@ -166,6 +172,9 @@ struct StorageInfo {
   // History-free databases that record deletions (relstore_hf_deletion): the TID of the
   // last commit that deleted objects, 0 when none did.
   std::optional<Tid> last_deletion;
+  // Set while a `relstore convert` into it has not finished (killed, failed, stopped):
+  // the database then holds a part of the source.
+  std::optional<UnfinishedConversion> unfinished_conversion;
 };
 
 // Counters an adapter keeps about its server traffic.
@@ -204,6 +213,11 @@ class Storage {
   virtual StorageStats stats() const = 0;
   // Removes every object and transaction and resets the OID allocator (convert --clear).
   virtual void zap_all() = 0;
+  // Records that a conversion copies into this database, or with nullopt that every
+  // transaction is in; info() reports it until then. zap_all forgets it. False when the
+  // database has no place for it yet (a MySQL or SQLite database made before the migration
+  // that adds it: `relstore migrate up`).
+  virtual bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) = 0;
   virtual void close() = 0;
 };
 

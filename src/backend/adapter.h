@@ -204,8 +204,11 @@ class Adapter {
   // Storage::identity.
   virtual std::string identity() = 0;
   // Removes every object and transaction and resets the OID allocator, holding the
-  // bulk-load lock (wait_for_bulk_loads) while it does.
+  // bulk-load lock (wait_for_bulk_loads) while it does. An unfinished conversion's note
+  // goes too: nothing of it is left.
   virtual void zap_all() = 0;
+  // Storage::set_unfinished_conversion: the row of relstore_conversion.
+  virtual bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) = 0;
 
   // Bulk loading for `relstore convert`: no conflict checks and no locks beyond the
   // database transaction's. Dialects that have it say so here; convert falls back to

@@ -2,6 +2,7 @@
 #include "relstore/convert.h"
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -509,11 +510,26 @@ void catch_up_mirror(const StorageUri& uri, const std::atomic<bool>* stop, Conve
 }
 
 StorageError not_empty(const StorageUri& dst_uri, const StorageInfo& info) {
+  const std::string unfinished = info.unfinished_conversion
+                                     ? "; it holds an unfinished conversion from " +
+                                           info.unfinished_conversion->source + " (started " +
+                                           info.unfinished_conversion->started_at + ")"
+                                     : "";
   return StorageError("the destination " + dst_uri.redacted() + " is not empty (" +
                       std::to_string(info.objects) + " objects, " +
-                      std::to_string(info.transactions) +
-                      " transactions): nothing was changed. Use --incremental to continue "
+                      std::to_string(info.transactions) + " transactions" + unfinished +
+                      "): nothing was changed. Use --incremental to continue "
                       "after its last transaction or --clear to replace its content.");
+}
+
+// Now, in UTC, as the note of an unfinished conversion gives it.
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
 }
 
 // What tells the source's transaction `source` apart from `copied`, the destination's
@@ -770,6 +786,15 @@ ConvertReport convert(const ConvertOptions& o) {
     inst->poll_invalidations();
     source_at_start = inst->last_transaction();
   }
+  // Until every transaction is in, the destination says it holds an unfinished copy
+  // (`relstore info`): a run that is killed, fails or is stopped leaves the note.
+  if (dst && !o.dry_run &&
+      !dst->set_unfinished_conversion(UnfinishedConversion{src_uri.redacted(), utc_now()}) &&
+      o.on_log) {
+    o.on_log(
+        "the destination has no relstore_conversion table, so an interrupted run will "
+        "not be marked incomplete there (`relstore migrate up` adds it)");
+  }
   try {
     converter.run(start, report);
   } catch (const std::exception& e) {
@@ -790,6 +815,7 @@ ConvertReport convert(const ConvertOptions& o) {
     // Past this point every transaction is in: an error says so, rather than leaving the
     // user to guess whether the copy is whole.
     try {
+      dst->set_unfinished_conversion(std::nullopt);
       dst->close();
       catch_up_mirror(dst_uri, o.stop, report);
       if (o.stop && o.stop->load()) {

@@ -1,6 +1,8 @@
 #include "filestorage/file_storage.h"
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 
 #include "filestorage/file_instance.h"
 #include "filestorage/iterators.h"
@@ -128,7 +130,40 @@ StorageInfo FileStorage::info() {
   i.size_bytes = end_;
   i.last_tid = last_tid_;
   i.schema_version = magic_;
+  // Two lines: the source, the start.
+  std::ifstream note(conversion_note_path());
+  UnfinishedConversion c;
+  if (std::getline(note, c.source) && std::getline(note, c.started_at)) {
+    i.unfinished_conversion = c;
+  }
   return i;
+}
+
+// A Data.fs has no room for the note: it goes in a file beside it, as ZODB keeps its
+// .index and .lock there.
+std::string FileStorage::conversion_note_path() const { return path_ + ".relstore-conversion"; }
+
+bool FileStorage::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
+  require_writable();
+  const std::string path = conversion_note_path();
+  if (!note) {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    if (ec) throw StorageError("cannot remove " + path + ": " + ec.message());
+    return true;
+  }
+  // Whole or not at all: written beside it, then renamed over it.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << note->source << '\n' << note->started_at << '\n';
+    out.flush();
+    if (!out) throw StorageError("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw StorageError("cannot rename " + tmp + " to " + path + ": " + ec.message());
+  return true;
 }
 
 StorageStats FileStorage::stats() const {
@@ -409,6 +444,8 @@ void FileStorage::zap_all() {
     end_ = kMagicSize;
     last_tid_ = max_tid_ = log_floor_ = Tid(0);
     transactions_ = 0;
+    std::error_code ec;
+    std::filesystem::remove(conversion_note_path(), ec);  // nothing of that copy is left
     next_oid_ = 1;
     log_.clear();
     ++generation_;

@@ -46,6 +46,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   StorageInfo info() override;
   StorageStats stats() const override;
   void zap_all() override;
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
   void close() override;
   bool closed() const;
 
@@ -111,6 +112,7 @@ class FileStorage : public Storage, public std::enable_shared_from_this<FileStor
   void require_writable() const;
 
  private:
+  std::string conversion_note_path() const;
   void build_index();
   Scanner scanner() const;  // over the current mapping; caller holds mu_
   // The revision of the object whose newest record is at `pos` that was current just

@@ -66,6 +66,11 @@ class FileStorageHandle : public Storage {
       throw ReadOnlyError("this handle on FileStorage " + impl_->name() + " is read-only");
     impl_->zap_all();
   }
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override {
+    if (read_only_)
+      throw ReadOnlyError("this handle on FileStorage " + impl_->name() + " is read-only");
+    return impl_->set_unfinished_conversion(note);
+  }
   void close() override {
     bool last = false;
     {

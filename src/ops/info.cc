@@ -44,7 +44,11 @@ std::string format_info(const StorageInfo& info, const std::string& redacted_uri
         {"size_bytes", info.size_bytes},
         {"last_tid", info.last_tid.hex()},
         {"last_tid_time", when.empty() ? nlohmann::json() : nlohmann::json(when)},
+        {"unfinished_conversion", nlohmann::json()},
     };
+    if (const auto& c = info.unfinished_conversion) {
+      j["unfinished_conversion"] = {{"source", c->source}, {"started_at", c->started_at}};
+    }
     return j.dump(2) + "\n";
   }
   std::string out;
@@ -64,6 +68,11 @@ std::string format_info(const StorageInfo& info, const std::string& redacted_uri
                    (info.backend == "file" ? " bytes of file)" : " bytes of object state)"));
   line("last TID",
        info.last_tid.is_zero() ? "none (empty database)" : info.last_tid.hex() + " (" + when + ")");
+  if (const auto& c = info.unfinished_conversion) {
+    line("INCOMPLETE", "a conversion from " + c->source + " started " + c->started_at +
+                           " did not finish: this holds part of it (`relstore convert "
+                           "--incremental` continues it)");
+  }
   return out;
 }
 

@@ -122,6 +122,11 @@ void DbStorage::zap_all() {
   high_water_ = 0;
 }
 
+bool DbStorage::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
+  if (options_.read_only) throw ReadOnlyError();
+  return adapter_->set_unfinished_conversion(note);
+}
+
 void DbStorage::close() {
   std::lock_guard lock(pool_mu_);
   closed_ = true;

@@ -35,6 +35,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   std::string identity() override { return adapter_->identity(); }
   StorageStats stats() const override;
   void zap_all() override;
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
   void close() override;
 
   // --- for instances ---

@@ -96,6 +96,9 @@ class StorageHandle : public Storage {
   std::string identity() override { return impl_->identity(); }
   StorageStats stats() const override { return impl_->stats(); }
   void zap_all() override { impl_->zap_all(); }
+  bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override {
+    return impl_->set_unfinished_conversion(note);
+  }
   void close() override { impl_->close(); }
 
  private:

@@ -56,7 +56,7 @@ TEST(PostgresqlSchema, NewDatabaseIsHistoryPreservingWithRelStoragesObjects) {
   EXPECT_EQ(db.scalar("SELECT convert_from(username, 'UTF8') || '/' || "
                       "convert_from(description, 'UTF8') FROM \"transaction\" WHERE tid = 0"),
             "system/special transaction for object creation");
-  EXPECT_EQ(st->info().schema_version, "6");
+  EXPECT_EQ(st->info().schema_version, "7");
 }
 
 TEST(PostgresqlSchema, HistoryFreeOnRequestAndDetectedLater) {
@@ -146,7 +146,7 @@ TEST_F(RelStorageCreated, OpensAsIsAndIsUpgraded) {
   EXPECT_EQ(db.scalar("SELECT string_agg(version || ' ' || name, ',' ORDER BY version) "
                       "FROM relstore_schema"),
             "1 baseline,2 transaction_is_empty,3 json_mirror,4 hf_deletions,"
-            "5 mirror_trigger_rights,6 reset_on_truncate");
+            "5 mirror_trigger_rights,6 reset_on_truncate,7 unfinished_conversion");
   auto inst = st->new_instance();
   const auto r = inst->load(Oid(0));
   EXPECT_EQ(r.data, "hello");
@@ -462,11 +462,12 @@ TEST(PostgresqlSchema, AnUpgradeWaitingForAWriterDoesNotStallOtherWriters) {
     inst->tpc_vote(txn);
     inst->tpc_finish(txn);
   }
-  // Back to before migration 0006, whose CREATE TRIGGER needs object_state to itself.
+  // Back to before migrations 0006 (whose CREATE TRIGGER needs object_state to itself)
+  // and 0007.
   db.exec(
       "DROP TRIGGER relstore_object_state_truncated ON object_state; "
-      "DROP FUNCTION relstore_object_state_truncated(); "
-      "DELETE FROM relstore_schema WHERE version = 6");
+      "DROP FUNCTION relstore_object_state_truncated(); DROP TABLE relstore_conversion; "
+      "DELETE FROM relstore_schema WHERE version >= 6");
   auto writer = db.connect();
   writer->simple("BEGIN; UPDATE object_state SET tid = tid WHERE zoid = 1",
                  postgresql::Context::other);
@@ -490,7 +491,7 @@ TEST(PostgresqlSchema, AnUpgradeWaitingForAWriterDoesNotStallOtherWriters) {
   writer->simple("COMMIT", postgresql::Context::other);
   EXPECT_LT(waited, 2s) << "another writer waited behind the upgrade until the first one ended";
   upgrade.get();
-  EXPECT_EQ(db.scalar("SELECT MAX(version) FROM relstore_schema"), "6");
+  EXPECT_EQ(db.scalar("SELECT MAX(version) FROM relstore_schema"), "7");
 }
 
 // Without a pause in the writers, the upgrade gives up at the lock timeout, saying why,
@@ -502,8 +503,8 @@ TEST(PostgresqlSchema, AnUpgradeThatNeverGetsItsLockFailsAndChangesNothing) {
   open_storage(uri)->close();
   db.exec(
       "DROP TRIGGER relstore_object_state_truncated ON object_state; "
-      "DROP FUNCTION relstore_object_state_truncated(); "
-      "DELETE FROM relstore_schema WHERE version = 6");
+      "DROP FUNCTION relstore_object_state_truncated(); DROP TABLE relstore_conversion; "
+      "DELETE FROM relstore_schema WHERE version >= 6");
   auto writer = db.connect();
   writer->simple("BEGIN; LOCK TABLE object_state IN ROW EXCLUSIVE MODE",
                  postgresql::Context::other);

@@ -17,6 +17,7 @@
 #include "relstore/errors.h"
 #include "relstore/filestorage.h"
 #include "relstore/json_mirror.h"
+#include "relstore/ops.h"
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "relstore/timestamp.h"
@@ -642,6 +643,80 @@ TEST(Convert, SameSourceAndDestinationIsRefused) {
 void clear(ConvertOptions& o) { o.clear = true; }
 
 void incremental(ConvertOptions& o) { o.incremental = true; }
+
+// A conversion that stops part-way leaves a note in the destination, which `relstore
+// info` shows, until a resume has every transaction in; a zap forgets it. The copy used
+// to look like a whole database once the convert command's own message was gone.
+TEST(Convert, AnUnfinishedCopySaysSoUntilItIsResumed) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 300);
+  std::vector<std::string> legs = {"file://" + d.sub("copy.fs")};
+  for (bool hp : {true, false}) {
+    for (const std::string& leg : database_legs(d, "note", hp)) legs.push_back(leg);
+  }
+  for (const std::string& dst : legs) {
+    SCOPED_TRACE(dst);
+    const auto failing = [](ConvertOptions& o) {
+      o.clear = true;
+      o.batch_records = 100;
+      o.on_progress = [](const ConvertProgress& p) {
+        if (p.transactions > 0) throw StorageError("the network went away");
+      };
+    };
+    // The servers' test databases may predate the table (MySQL and SQLite databases are
+    // migrated on demand); without it a run says so and marks nothing.
+    if (dst.rfind("file:", 0) != 0) migrate_up(dst, false);
+    EXPECT_THROW(run(src, dst, failing), StorageError);
+    const StorageInfo part = open_storage(dst)->info();
+    EXPECT_GT(part.transactions, 0u);
+    ASSERT_TRUE(part.unfinished_conversion.has_value());
+    EXPECT_EQ(part.unfinished_conversion->source, src);
+    EXPECT_EQ(part.unfinished_conversion->started_at.size(), 20u)
+        << part.unfinished_conversion->started_at;
+    EXPECT_NE(format_info(part, dst, false).find("INCOMPLETE    a conversion from " + src),
+              std::string::npos);
+    try {
+      run(src, dst);
+      ADD_FAILURE() << "converted into a partial copy without --incremental";
+    } catch (const StorageError& e) {
+      EXPECT_NE(std::string(e.what()).find("it holds an unfinished conversion from " + src),
+                std::string::npos)
+          << e.what();
+    }
+    run(src, dst, incremental);
+    EXPECT_FALSE(open_storage(dst)->info().unfinished_conversion.has_value());
+    EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
+
+    EXPECT_THROW(run(src, dst, failing), StorageError);
+    auto st = open_storage(dst.rfind("file:", 0) == 0 ? dst + "?write=1" : dst);
+    ASSERT_TRUE(st->info().unfinished_conversion.has_value());
+    st->zap_all();
+    EXPECT_FALSE(st->info().unfinished_conversion.has_value());
+  }
+}
+
+// A destination made before the table existed (migrated on demand) still converts; the
+// run says it cannot mark an interruption there.
+TEST(Convert, ADestinationWithoutTheNoteTableConvertsAndSaysSo) {
+  TempDir d;
+  const std::string src = "file://" + sample_file(d, 50);
+  const std::string dst = "sqlite://" + d.sub("old");
+  open_storage(dst)->close();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(d.sub("old/main.sqlite3").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "DROP TABLE relstore_conversion; DELETE FROM relstore_schema WHERE "
+                         "name = 'unfinished_conversion'",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  std::vector<std::string> log;
+  run(src, dst,
+      [&](ConvertOptions& o) { o.on_log = [&](const std::string& line) { log.push_back(line); }; });
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("no relstore_conversion table"), std::string::npos) << log[0];
+  EXPECT_EQ(testing::storage_differences(src, dst), std::vector<std::string>{});
+}
 
 std::string sample_at(const TempDir& d, const std::string& name, uint64_t seed, Tid start) {
   SampleOptions o;

@@ -1,0 +1,11 @@
+-- What `relstore convert` is copying into this database: a row from before its first
+-- transaction until every transaction of the source is in. A conversion that was killed
+-- or failed leaves it, so `relstore info` can say the copy is incomplete rather than
+-- show it like a whole database (docs/operations.md). Same table as SQLite's migration
+-- 0004.
+
+CREATE TABLE relstore_conversion (
+  id SMALLINT PRIMARY KEY NOT NULL CHECK (id = 0),
+  source TEXT NOT NULL,
+  started_at TEXT NOT NULL
+);
