@@ -289,6 +289,9 @@ TEST_P(PostgresqlMirror, RelStoragesZapAllResetsTheMirrorAndTheDeletionRecord) {
     inst->delete_object(Oid(7), serial, txn);
     inst->tpc_vote(txn);
     inst->tpc_finish(txn);
+    // And an unfinished conversion's note, which the zap leaves nothing of either.
+    ASSERT_TRUE(st->set_unfinished_conversion(
+        UnfinishedConversion{"file:///x.fs", "2026-12-01T00:00:00Z"}));
   }
   const std::string tables =
       hp() ? "pack_state_tid, pack_state, pack_object, object_refs_added, object_ref, "
@@ -309,6 +312,7 @@ TEST_P(PostgresqlMirror, RelStoragesZapAllResetsTheMirrorAndTheDeletionRecord) {
   db.exec(zap + "ALTER SEQUENCE zoid_seq RESTART WITH 1; COMMIT");
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_json"), "0");
   EXPECT_EQ(db.scalar("SELECT last_tid FROM relstore_json_mirror"), "0");
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM relstore_conversion"), "0");
 
   SampleOptions older;
   older.objects = 30;

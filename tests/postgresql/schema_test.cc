@@ -466,7 +466,9 @@ TEST(PostgresqlSchema, AnUpgradeWaitingForAWriterDoesNotStallOtherWriters) {
   // and 0007.
   db.exec(
       "DROP TRIGGER relstore_object_state_truncated ON object_state; "
-      "DROP FUNCTION relstore_object_state_truncated(); DROP TABLE relstore_conversion; "
+      "DROP FUNCTION relstore_object_state_truncated(); "
+      "DROP TRIGGER relstore_conversion_truncated ON object_state; "
+      "DROP FUNCTION relstore_conversion_truncated(); DROP TABLE relstore_conversion; "
       "DELETE FROM relstore_schema WHERE version >= 6");
   auto writer = db.connect();
   writer->simple("BEGIN; UPDATE object_state SET tid = tid WHERE zoid = 1",
@@ -503,7 +505,9 @@ TEST(PostgresqlSchema, AnUpgradeThatNeverGetsItsLockFailsAndChangesNothing) {
   open_storage(uri)->close();
   db.exec(
       "DROP TRIGGER relstore_object_state_truncated ON object_state; "
-      "DROP FUNCTION relstore_object_state_truncated(); DROP TABLE relstore_conversion; "
+      "DROP FUNCTION relstore_object_state_truncated(); "
+      "DROP TRIGGER relstore_conversion_truncated ON object_state; "
+      "DROP FUNCTION relstore_conversion_truncated(); DROP TABLE relstore_conversion; "
       "DELETE FROM relstore_schema WHERE version >= 6");
   auto writer = db.connect();
   writer->simple("BEGIN; LOCK TABLE object_state IN ROW EXCLUSIVE MODE",
