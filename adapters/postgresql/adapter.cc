@@ -296,4 +296,8 @@ std::unique_ptr<Adapter> make_postgresql_adapter(const StorageUri& uri,
   return std::make_unique<postgresql::PostgresqlAdapter>(uri, options);
 }
 
+void check_postgresql_options(const StorageUri& uri) {
+  postgresql::location_of(uri, uri.options());
+}
+
 }  // namespace relstore::backend

@@ -13,6 +13,7 @@
 #include <optional>
 #include <sstream>
 
+#include "backend/registry.h"
 #include "option_values.h"
 #include "relstore/errors.h"
 
@@ -247,7 +248,9 @@ StorageUri postgresql_uri(const ZConfigSection& s, std::vector<std::string>& war
   check_keys(s, {"dsn"}, {"driver"}, warnings);
   check_sections(s);
   try {
-    return uri_from_libpq_dsn(s.get("dsn").value_or(""));
+    StorageUri uri = uri_from_libpq_dsn(s.get("dsn").value_or(""));
+    backend::check_driver_options(uri);  // a misspelt key, on the dsn's line
+    return uri;
   } catch (const ConfigError& e) {
     throw ConfigError(s.where("dsn") + ": " + e.what());
   }

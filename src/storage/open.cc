@@ -37,6 +37,14 @@ std::unique_ptr<backend::Adapter> backend::open_adapter(const StorageUri& uri,
   throw ConfigError("internal: file: URIs do not use a database adapter");
 }
 
+void backend::check_driver_options(const StorageUri& uri) {
+#ifdef RELSTORE_HAVE_POSTGRESQL
+  if (uri.scheme == Scheme::postgresql) backend::check_postgresql_options(uri);
+#else
+  (void)uri;
+#endif
+}
+
 bool driver_flag(const StorageOptions& options, const std::string& key, bool fallback) {
   const auto it = options.driver.find(key);
   return it == options.driver.end() ? fallback : parse_bool(key, it->second);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "postgresql/pg_support.h"
@@ -42,6 +43,21 @@ TEST(PostgresqlCli, UnreachableServerExitsWithOne) {
   const CliRun r = relstore("info 'postgresql://relstore:S3cret@127.0.0.1:1/db'");
   EXPECT_EQ(r.code, 1) << r.out;
   EXPECT_NE(r.out.find("cannot connect"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("S3cret"), std::string::npos) << r.out;
+}
+
+// A misspelt libpq key in a config file's dsn is a usage error on the dsn's line, before
+// anything connects (it was reported without the file and line).
+TEST(PostgresqlCli, AnUnknownDsnKeyNamesTheConfigLine) {
+  testing::TempDir d;
+  const std::string conf = d.sub("convert.conf");
+  std::ofstream(conf) << "<filestorage source>\n path " << d.sub("Data.fs")
+                      << "\n</filestorage>\n<relstorage destination>\n<postgresql>\n"
+                         " dsn dbname=zodb sslmdoe=require password=S3cret\n"
+                         "</postgresql>\n</relstorage>\n";
+  const CliRun r = relstore("convert --config " + quoted(conf));
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_NE(r.out.find(conf + ":6: unknown option 'sslmdoe'"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("S3cret"), std::string::npos) << r.out;
 }
 
