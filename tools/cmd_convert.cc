@@ -87,6 +87,11 @@ void run(Args& a) {
     throw Interrupted("interrupted after counting " + std::to_string(r.done.transactions) +
                       " transactions (a dry run: nothing was changed)");
   }
+  if (r.interrupted && r.done.transactions == 0 && !r.cleared) {
+    // Waiting for another conversion into the same database, or right at the start.
+    throw Interrupted("interrupted before any transaction was copied into " +
+                      StorageUri::parse(o.destination).redacted());
+  }
   if (r.interrupted) {
     throw Interrupted("interrupted after " + std::to_string(r.done.transactions) +
                       " transactions: " + StorageUri::parse(o.destination).redacted() +

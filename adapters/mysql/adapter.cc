@@ -316,8 +316,9 @@ void MysqlAdapter::bulk_restore(std::span<const TransactionRecord> transactions,
   loader_->restore(transactions, expected_last);
 }
 
-void MysqlAdapter::wait_for_bulk_loads() {
-  take_bulk_lock(*open_connection(settings_, Role::inspect, this), settings_.lock_timeout, false);
+bool MysqlAdapter::wait_for_bulk_loads(const std::atomic<bool>* stop) {
+  return take_bulk_lock(*open_connection(settings_, Role::inspect, this), settings_.lock_timeout,
+                        false, stop);
 }
 
 void MysqlAdapter::bulk_finish() {

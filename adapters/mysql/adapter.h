@@ -80,7 +80,7 @@ class MysqlAdapter : public backend::Adapter {
                     std::optional<Tid> expected_last) override;
   void bulk_begin() override;
   void bulk_finish() override;
-  void wait_for_bulk_loads() override;
+  bool wait_for_bulk_loads(const std::atomic<bool>* stop) override;
 
   // The JSON mirror (json_mirror.h).
   backend::MirrorState mirror_state() override;

@@ -43,10 +43,17 @@ void query_in(Connection& conn, const std::string& prefix, const std::vector<int
 
 }  // namespace
 
-void take_bulk_lock(Connection& conn, double timeout, bool keep) {
+bool take_bulk_lock(Connection& conn, double timeout, bool keep, const std::atomic<bool>* stop) {
   const int seconds = std::max(1, static_cast<int>(std::ceil(timeout)));
-  if (!get_named_lock(conn, "relstore_bulk", seconds)) throw backend::bulk_load_busy(seconds);
+  // GET_LOCK waits on the server: with a stop to watch, a second at a time.
+  int waited = 0;
+  while (!get_named_lock(conn, "relstore_bulk", stop ? 1 : seconds)) {
+    waited += stop ? 1 : seconds;
+    if (waited >= seconds) throw backend::bulk_load_busy(waited);
+    if (stop && stop->load()) return false;
+  }
   if (!keep) release_named_lock(conn, "relstore_bulk");
+  return true;
 }
 
 void expect_last_tid(Connection& conn, const Settings& settings, std::vector<int64_t> zoids,

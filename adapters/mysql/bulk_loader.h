@@ -1,6 +1,7 @@
 // History-preserving bulk loads for `relstore convert` into MySQL/MariaDB.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <span>
 #include <vector>
@@ -14,7 +15,9 @@ namespace relstore::mysql {
 // a named lock (GET_LOCK) per database, since InnoDB has no advisory locks; a session keeps
 // it until it lets go or ends. Keeps it when `keep`, else lets go at once
 // (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
-void take_bulk_lock(Connection& conn, double timeout, bool keep);
+// Waits up to `timeout` seconds (bulk_load_busy then); false when `stop` was set first.
+bool take_bulk_lock(Connection& conn, double timeout, bool keep,
+                    const std::atomic<bool>* stop = nullptr);
 
 // Begins a batch with `expected_last` (Adapter::bulk_apply_current): locks the rows of
 // `zoids` that voters lock (object_state history-free, current_object history-preserving),

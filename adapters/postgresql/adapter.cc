@@ -245,9 +245,9 @@ void PostgresqlAdapter::bulk_begin() {
 
 void PostgresqlAdapter::bulk_finish() { bulk_.reset(); }
 
-void PostgresqlAdapter::wait_for_bulk_loads() {
+bool PostgresqlAdapter::wait_for_bulk_loads(const std::atomic<bool>* stop) {
   auto conn = open_conn(loc_, Role::admin, this);
-  take_bulk_lock(*conn, loc_.lock_timeout, false);
+  return take_bulk_lock(*conn, loc_.lock_timeout, false, stop);
 }
 
 DecodeOptions PostgresqlAdapter::mirror_decode_options() const {

@@ -64,7 +64,7 @@ class PostgresqlAdapter : public backend::Adapter {
                     std::optional<Tid> expected_last) override;
   void bulk_begin() override;
   void bulk_finish() override;
-  void wait_for_bulk_loads() override;
+  bool wait_for_bulk_loads(const std::atomic<bool>* stop) override;
 
   DecodeOptions mirror_decode_options() const override;
   backend::MirrorState mirror_state() override;

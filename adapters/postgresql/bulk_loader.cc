@@ -94,7 +94,7 @@ void run_batch(Conn& conn, bool keep_history, const std::string& body, Oid highe
 
 }  // namespace
 
-void take_bulk_lock(Conn& conn, double timeout, bool keep) {
+bool take_bulk_lock(Conn& conn, double timeout, bool keep, const std::atomic<bool>* stop) {
   // Polled rather than waited for with lock_timeout, so that running out of time gets its
   // own message instead of the one for any lock.
   const auto start = std::chrono::steady_clock::now();
@@ -102,7 +102,8 @@ void take_bulk_lock(Conn& conn, double timeout, bool keep) {
                          : "SELECT CASE WHEN pg_try_advisory_lock(1919249523, 4) "
                            "THEN pg_advisory_unlock(1919249523, 4)::int ELSE 0 END";
   for (;;) {
-    if (conn.simple(sql, Context::other).back().int64(0, 0) == 1) return;
+    if (conn.simple(sql, Context::other).back().int64(0, 0) == 1) return true;
+    if (stop && stop->load()) return false;
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (waited >= timeout) throw backend::bulk_load_busy(waited);

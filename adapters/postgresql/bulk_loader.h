@@ -1,6 +1,7 @@
 // Bulk loads for `relstore convert` into a PostgreSQL database.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -13,7 +14,7 @@ namespace relstore::postgresql {
 // Takes relstore's bulk-load lock (advisory, two-key form (1919249523, 4), on the session)
 // on `conn`, waiting up to `timeout` seconds; keeps it when `keep`, else lets go of it at
 // once (backend::Adapter::wait_for_bulk_loads says why). Throws backend::bulk_load_busy.
-void take_bulk_lock(Conn& conn, double timeout, bool keep);
+bool take_bulk_lock(Conn& conn, double timeout, bool keep, const std::atomic<bool>* stop = nullptr);
 
 // Writes a batch per database transaction, in one message: a binary COPY into a temporary
 // table of its session, then a few set-based statements that move the rows into the

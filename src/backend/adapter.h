@@ -247,8 +247,12 @@ class Adapter {
   // right after sending a batch leaves a server session that still commits it, and a
   // resume that read the destination first would start before that batch and copy it
   // again. zap_all holds the same lock, for a killed `convert --clear`. Nothing to wait
-  // for where a dead process cannot commit (SQLite).
-  virtual void wait_for_bulk_loads() {}
+  // for where a dead process cannot commit (SQLite). False when `stop` was set before the
+  // lock was free (Ctrl-C of a conversion waiting for another one).
+  virtual bool wait_for_bulk_loads(const std::atomic<bool>* stop) {
+    (void)stop;
+    return true;
+  }
 
   // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---
   // How this dialect's JSON column wants decoded text (PostgreSQL's jsonb refuses NUL).

@@ -735,7 +735,11 @@ ConvertReport convert(const ConvertOptions& o) {
   if (dst && !o.dry_run && dst_uri.scheme != Scheme::file) {
     bulk = backend::open_adapter(dst_uri, dst_uri.options());
     if (bulk->supports_bulk()) {
-      bulk->wait_for_bulk_loads();
+      if (!bulk->wait_for_bulk_loads(o.stop)) {
+        ConvertReport stopped;  // before anything was read or written
+        stopped.interrupted = true;
+        return stopped;
+      }
     } else {
       bulk.reset();
     }

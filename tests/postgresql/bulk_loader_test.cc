@@ -5,6 +5,7 @@
 
 #include <gmock/gmock.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -98,6 +99,37 @@ TEST_P(PostgresqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
   } catch (const StorageError& e) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("ends with transaction " + later_tid.hex()));
   }
+}
+
+// Ctrl-C while a conversion waits for another load into the same database (which can last
+// the whole lock timeout) ends the wait: the run reports itself interrupted with nothing
+// copied. The stop used to be seen only once the wait was over.
+TEST_P(PostgresqlBulk, AStopWhileWaitingForAnotherLoadEndsTheWait) {
+  RELSTORE_NEED_POSTGRESQL();
+  using namespace std::chrono_literals;
+  TestDatabase db(db_name("bulk_stop"));
+  TempDir d;
+  const std::string src = sample_file(d, 100);
+  const std::string dst = db.uri(query()) + "&commit_lock_timeout=120";
+  open_storage(dst)->close();
+  auto other = db.connect();
+  other->simple("SELECT pg_advisory_lock(1919249523, 4)", postgresql::Context::other);
+  std::atomic<bool> stop{false};
+  auto waiting = std::async(std::launch::async, [&] {
+    ConvertOptions o;
+    o.source = src;
+    o.destination = dst;
+    o.stop = &stop;
+    return convert(o);
+  });
+  EXPECT_EQ(waiting.wait_for(500ms), std::future_status::timeout);
+  stop = true;
+  EXPECT_EQ(waiting.wait_for(60s), std::future_status::ready) << "the stop was not seen";
+  const ConvertReport r = waiting.get();
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.done.transactions, 0u);
+  EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_state"), "0");
+  other->simple("SELECT pg_advisory_unlock(1919249523, 4)", postgresql::Context::other);
 }
 
 // The OID allocator ends above every copied oid, also after a load into an empty database.
