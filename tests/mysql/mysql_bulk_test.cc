@@ -5,7 +5,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -17,6 +16,7 @@
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/compare.h"
+#include "support/stopped_convert.h"
 #include "support/temp_dir.h"
 
 namespace relstore::mysql::testing {
@@ -214,27 +214,13 @@ TEST_F(MysqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
 // on the server, up to the whole lock timeout) ends the wait: the run reports itself
 // interrupted with nothing copied.
 TEST_F(MysqlBulk, AStopWhileWaitingForAnotherLoadEndsTheWait) {
-  using namespace std::chrono_literals;
   ::relstore::testing::TempDir d;
   const std::string src = sample_source(d);
   const std::string dst = fresh_database("bulk_stop", "?history=free&commit_lock_timeout=120");
   open_storage(dst)->close();
   auto other = connect(StorageUri::parse(dst).database);
   ASSERT_EQ(other->query_int(std::string("SELECT GET_LOCK(") + kLockName + ", 0)"), 1);
-  std::atomic<bool> stop{false};
-  auto waiting = std::async(std::launch::async, [&] {
-    ConvertOptions o;
-    o.source = src;
-    o.destination = dst;
-    o.stop = &stop;
-    return convert(o);
-  });
-  EXPECT_EQ(waiting.wait_for(500ms), std::future_status::timeout);
-  stop = true;
-  EXPECT_EQ(waiting.wait_for(60s), std::future_status::ready) << "the stop was not seen";
-  const ConvertReport r = waiting.get();
-  EXPECT_TRUE(r.interrupted);
-  EXPECT_EQ(r.done.transactions, 0u);
+  ::relstore::testing::expect_a_stop_ends_the_wait(src, dst);
   EXPECT_EQ(other->query_int("SELECT COUNT(*) FROM object_state"), 0);
   other->exec(std::string("DO RELEASE_LOCK(") + kLockName + ")");
 }

@@ -5,7 +5,6 @@
 
 #include <gmock/gmock.h>
 
-#include <atomic>
 #include <chrono>
 #include <future>
 #include <thread>
@@ -18,6 +17,7 @@
 #include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/compare.h"
+#include "support/stopped_convert.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -106,7 +106,6 @@ TEST_P(PostgresqlBulk, AResumeWaitsForABatchStillBeingCommitted) {
 // copied. The stop used to be seen only once the wait was over.
 TEST_P(PostgresqlBulk, AStopWhileWaitingForAnotherLoadEndsTheWait) {
   RELSTORE_NEED_POSTGRESQL();
-  using namespace std::chrono_literals;
   TestDatabase db(db_name("bulk_stop"));
   TempDir d;
   const std::string src = sample_file(d, 100);
@@ -114,20 +113,7 @@ TEST_P(PostgresqlBulk, AStopWhileWaitingForAnotherLoadEndsTheWait) {
   open_storage(dst)->close();
   auto other = db.connect();
   other->simple("SELECT pg_advisory_lock(1919249523, 4)", postgresql::Context::other);
-  std::atomic<bool> stop{false};
-  auto waiting = std::async(std::launch::async, [&] {
-    ConvertOptions o;
-    o.source = src;
-    o.destination = dst;
-    o.stop = &stop;
-    return convert(o);
-  });
-  EXPECT_EQ(waiting.wait_for(500ms), std::future_status::timeout);
-  stop = true;
-  EXPECT_EQ(waiting.wait_for(60s), std::future_status::ready) << "the stop was not seen";
-  const ConvertReport r = waiting.get();
-  EXPECT_TRUE(r.interrupted);
-  EXPECT_EQ(r.done.transactions, 0u);
+  testing::expect_a_stop_ends_the_wait(src, dst);
   EXPECT_EQ(db.scalar("SELECT COUNT(*) FROM object_state"), "0");
   other->simple("SELECT pg_advisory_unlock(1919249523, 4)", postgresql::Context::other);
 }
