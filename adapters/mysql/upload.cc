@@ -20,6 +20,10 @@ void upload(Connection& conn, const Settings& settings, std::string_view insert,
             const UploadRows& rows, std::string_view tail, int tail_statements,
             const RowsCallback& on_rows, Context ctx) {
   const size_t budget = packet_budget(settings);
+  // Only the packet with the tail can commit (the finish's CALL): a connection lost while
+  // the rows before it travel is a plain disconnect, nothing committed, not an unknown
+  // outcome.
+  const Context rows_ctx = ctx == Context::commit ? Context::other : ctx;
   std::string sql;
   size_t i = 0;
   do {
@@ -51,7 +55,7 @@ void upload(Connection& conn, const Settings& settings, std::string_view insert,
       // for it (a long readCurrent list): then the rows go first, in a packet of their own.
       const size_t limit = packet_limit(settings);
       if (!tail.empty() && !sql.empty() && sql.size() + 2 + tail.size() > limit) {
-        conn.batch(sql, statements, ctx, "uploading the objects");
+        conn.batch(sql, statements, rows_ctx, "uploading the objects");
         sql.clear();
         statements = 0;
       }
@@ -69,7 +73,7 @@ void upload(Connection& conn, const Settings& settings, std::string_view insert,
       }
       if (statements > 0) conn.batch(sql, statements, on_rows, ctx, "uploading the objects");
     } else {
-      conn.batch(sql, statements, ctx, "uploading the objects");
+      conn.batch(sql, statements, rows_ctx, "uploading the objects");
     }
   } while (i < rows.count);
 }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "adapters/mysql/schema_installer.h"
+#include "adapters/mysql/upload.h"
 #include "mysql/support.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
@@ -195,6 +196,33 @@ TEST_F(MysqlConnection, ALostLoadConnectionIsDisconnectedErrorAndTheNextPollReco
   }
   reader->poll_invalidations();
   EXPECT_EQ(reader->load(Oid(2)).data, "two");
+}
+
+// The rows an upload sends before the packet that carries its committing tail (the
+// finish's CALL, with in-commit mirror rows beyond one packet) commit nothing: a connection
+// lost while they travel is a plain disconnect. It was reported as CommitOutcomeUnknown.
+TEST_F(MysqlConnection, ALossBeforeTheCommittingPacketIsAPlainDisconnect) {
+  auto conn = connect();
+  const int64_t id = conn->query_int("SELECT CONNECTION_ID()");
+  connect()->exec("KILL CONNECTION " + std::to_string(id));
+  Settings settings;
+  settings.server.max_allowed_packet = 1 << 20;  // three rows of 400 kB: two packets
+  UploadRows rows;
+  rows.count = 3;
+  rows.size = [](size_t) { return size_t{400 * 1024 + 16}; };
+  rows.append = [](std::string& sql, size_t i) {
+    sql += "(" + std::to_string(i) + ", '" + std::string(400 * 1024, 'x') + "')";
+  };
+  rows.name = [](size_t i) { return "row " + std::to_string(i); };
+  try {
+    upload(*conn, settings, "INSERT INTO t (id, v) VALUES ", rows, "SELECT 1", 1, nullptr,
+           Context::commit);
+    ADD_FAILURE() << "a killed connection took the upload";
+  } catch (const CommitOutcomeUnknownError& e) {
+    ADD_FAILURE() << "nothing could have committed: " << e.what();
+  } catch (const DisconnectedError& e) {
+    EXPECT_NE(std::string(e.what()).find("lost the connection"), std::string::npos) << e.what();
+  }
 }
 
 // A pooled store connection the server closed (a restart, wait_timeout, KILL) is replaced
