@@ -37,7 +37,8 @@ const std::set<std::string> kOurTables = {"commit_row_lock",
                                           "relstore_json_mirror",
                                           "relstore_json_mirror_lock",
                                           "newt",
-                                          "relstore_hf_deletion"};
+                                          "relstore_hf_deletion",
+                                          "relstore_conversion"};
 
 struct Table {
   std::string type;    // BASE TABLE or VIEW
