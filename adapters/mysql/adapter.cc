@@ -265,27 +265,17 @@ void MysqlAdapter::zap_all() {
 
 bool MysqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
   if (settings_.read_only) throw ReadOnlyError();
-  if (!settings_.has_conversion_note) {
-    return false;  // not migrated yet (`relstore migrate up`)
-  }
-  auto conn = open_connection(settings_, Role::store, this);
-  std::string sql = "START TRANSACTION; DELETE FROM relstore_conversion; ";
-  int statements = 3;
+  if (!settings_.has_conversion_note) return false;  // not migrated yet (`relstore migrate up`)
+  // One statement on an autocommit session: the row is replaced or removed whole.
+  std::string sql = "DELETE FROM relstore_conversion";
   if (note) {
-    sql += "INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, ";
+    sql = "REPLACE INTO relstore_conversion (id, source, started_at) VALUES (0, ";
     append_binary_literal(sql, note->source);
     sql += ", ";
     append_binary_literal(sql, note->started_at);
-    sql += "); ";
-    ++statements;
+    sql += ")";
   }
-  sql += "COMMIT";
-  try {
-    conn->batch(sql, statements, Context::other);
-  } catch (...) {
-    conn->rollback();
-    throw;
-  }
+  open_connection(settings_, Role::admin, this)->exec(sql, Context::other);
   return true;
 }
 

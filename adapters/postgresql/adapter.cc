@@ -196,21 +196,18 @@ void PostgresqlAdapter::zap_all() {
 
 bool PostgresqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
   if (loc_.read_only) throw ReadOnlyError();
-  if (!loc_.conversion_note) {
-    return false;  // not migrated yet (`relstore migrate up`)
-  }
+  if (!loc_.conversion_note) return false;  // not migrated yet (`relstore migrate up`)
+  // One statement, its own transaction: the row is replaced or removed whole.
+  constexpr Statement kUpsert = {
+      "",
+      "INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, $1, $2) "
+      "ON CONFLICT (id) DO UPDATE SET source = EXCLUDED.source, "
+      "started_at = EXCLUDED.started_at"};
   auto conn = open_conn(loc_, Role::admin, this);
-  conn->simple("BEGIN; DELETE FROM relstore_conversion", Context::other);
-  try {
-    if (note) {
-      constexpr Statement kInsert = {
-          "", "INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, $1, $2)"};
-      conn->run(kInsert, Params().bytes(note->source).bytes(note->started_at), Context::other);
-    }
-    conn->simple("COMMIT", Context::other);
-  } catch (...) {
-    conn->rollback_quietly();
-    throw;
+  if (note) {
+    conn->run(kUpsert, Params().bytes(note->source).bytes(note->started_at), Context::other);
+  } else {
+    conn->simple("DELETE FROM relstore_conversion", Context::other);
   }
   return true;
 }

@@ -176,24 +176,17 @@ void SqliteAdapter::zap_all() {
 bool SqliteAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {
   if (loc_.read_only) throw ReadOnlyError();
   auto db = open_main(loc_, Role::store);
-  if (!db->has_table("relstore_conversion")) {
-    return false;  // not migrated yet (`relstore migrate up`)
-  }
-  db->exec("BEGIN IMMEDIATE");
-  try {
+  if (!db->has_table("relstore_conversion")) return false;  // not migrated yet
+  // One statement, its own transaction: the row is replaced or removed whole.
+  if (!note) {
     db->exec("DELETE FROM relstore_conversion");
-    if (note) {
-      Stmt& insert =
-          db->prepared("INSERT INTO relstore_conversion (id, source, started_at) VALUES (0, ?, ?)");
-      const StmtScope scope(insert);
-      insert.bind_text(1, note->source).bind_text(2, note->started_at);
-      insert.run();
-    }
-    db->exec("COMMIT");
-  } catch (...) {
-    db->rollback_quietly();
-    throw;
+    return true;
   }
+  Stmt& insert = db->prepared(
+      "INSERT OR REPLACE INTO relstore_conversion (id, source, started_at) VALUES (0, ?, ?)");
+  const StmtScope scope(insert);
+  insert.bind_text(1, note->source).bind_text(2, note->started_at);
+  insert.run();
   return true;
 }
 

@@ -784,8 +784,9 @@ ConvertReport convert(const ConvertOptions& o) {
       }
     }
   }
+  // --verify compares up to where the source stood now, at the least (verify_copy).
   Tid source_at_start;
-  {
+  if (o.verify) {
     auto inst = src->new_instance();
     inst->poll_invalidations();
     source_at_start = inst->last_transaction();
