@@ -10,6 +10,7 @@
 #include "adapters/mysql/json_mirror.h"
 #include "adapters/mysql/load_connection.h"
 #include "adapters/mysql/oid_allocator.h"
+#include "adapters/mysql/pack_session.h"
 #include "adapters/mysql/queries.h"
 #include "adapters/mysql/schema_installer.h"
 #include "adapters/mysql/store_connection.h"
@@ -261,6 +262,11 @@ void MysqlAdapter::zap_all() {
     throw;
   }
   OidAllocator(*conn).reset();
+}
+
+std::unique_ptr<backend::PackSession> MysqlAdapter::open_pack() {
+  if (settings_.read_only) throw ReadOnlyError();
+  return open_pack_session(settings_, *this);
 }
 
 bool MysqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {

@@ -71,6 +71,7 @@ class MysqlAdapter : public backend::Adapter {
   std::string identity() override;
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
+  std::unique_ptr<backend::PackSession> open_pack() override;
 
   // Bulk loading (convert): multi-row INSERTs in batches (bulk_loader.h).
   bool supports_bulk() const override { return true; }

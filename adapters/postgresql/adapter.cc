@@ -8,6 +8,7 @@
 #include "adapters/postgresql/json_mirror.h"
 #include "adapters/postgresql/load_connection.h"
 #include "adapters/postgresql/oid_allocator.h"
+#include "adapters/postgresql/pack_session.h"
 #include "adapters/postgresql/queries.h"
 #include "adapters/postgresql/schema_installer.h"
 #include "adapters/postgresql/store_connection.h"
@@ -192,6 +193,11 @@ void PostgresqlAdapter::zap_all() {
           (loc_.conversion_note ? "DELETE FROM relstore_conversion; " : "") + kResetOids +
           "; COMMIT",
       Context::other);
+}
+
+std::unique_ptr<backend::PackSession> PostgresqlAdapter::open_pack() {
+  if (loc_.read_only) throw ReadOnlyError();
+  return open_pack_session(loc_, *this);
 }
 
 bool PostgresqlAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {

@@ -54,6 +54,7 @@ class PostgresqlAdapter : public backend::Adapter {
   std::string identity() override;
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
+  std::unique_ptr<backend::PackSession> open_pack() override;
   std::vector<int> applied_migrations() override;
   void apply_migration(const Migration& migration) override;
 

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -64,6 +65,8 @@ class Result {
 
   int rows() const { return r_ ? PQntuples(r_.get()) : 0; }
   int columns() const { return r_ ? PQnfields(r_.get()) : 0; }
+  // Rows an INSERT, UPDATE or DELETE changed (0 for other statements).
+  uint64_t affected() const { return r_ ? std::strtoull(PQcmdTuples(r_.get()), nullptr, 10) : 0; }
   bool is_null(int row, int col) const { return PQgetisnull(r_.get(), row, col) != 0; }
   // An integer or boolean column (NULL reads as `if_null`).
   int64_t int64(int row, int col, int64_t if_null = 0) const;

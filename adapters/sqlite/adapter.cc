@@ -10,6 +10,7 @@
 #include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/load_connection.h"
 #include "adapters/sqlite/oid_allocator.h"
+#include "adapters/sqlite/pack_session.h"
 #include "adapters/sqlite/queries.h"
 #include "adapters/sqlite/schema_installer.h"
 #include "adapters/sqlite/store_connection.h"
@@ -171,6 +172,11 @@ void SqliteAdapter::zap_all() {
     throw;
   }
   OidAllocator(loc_).reset();
+}
+
+std::unique_ptr<backend::PackSession> SqliteAdapter::open_pack() {
+  if (loc_.read_only) throw ReadOnlyError();
+  return open_pack_session(loc_);
 }
 
 bool SqliteAdapter::set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) {

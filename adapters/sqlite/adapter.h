@@ -50,6 +50,7 @@ class SqliteAdapter : public backend::Adapter {
   std::string identity() override;
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
+  std::unique_ptr<backend::PackSession> open_pack() override;
   bool supports_bulk() const override { return !loc_.read_only; }
   void bulk_apply_current(std::span<const backend::BulkRecord> records,
                           std::optional<Tid> expected_last) override;

@@ -31,6 +31,12 @@ std::string format_migration_status(const MigrationStatus& status);
 // ("0002_name"); with `dry_run` lists them and changes nothing.
 std::vector<std::string> migrate_up(const std::string& uri, bool dry_run);
 
+// `relstore pack`: opens `uri` and packs it to `days` days before now (docs/operations.md,
+// "Packing"); with `gc`, unreachable objects go too.
+PackResult pack_storage(const std::string& uri, double days, bool gc);
+// Its report: a line or two, or one JSON object.
+std::string format_pack_result(const PackResult& result, bool json);
+
 // Bytes as "1.2 MiB".
 std::string human_bytes(uint64_t bytes);
 

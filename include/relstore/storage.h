@@ -177,6 +177,25 @@ struct StorageInfo {
   std::optional<UnfinishedConversion> unfinished_conversion;
 };
 
+// Storage::pack: what to pack, as zodbpack asks for it.
+struct PackOptions {
+  // Revisions superseded at or before this TID go, as do (with gc) objects no current
+  // object reaches from the root then and nothing written after it references. Later
+  // than the last transaction: packs up to the last transaction.
+  Tid pack_tid;
+  bool gc = true;
+  // Runs between reading the object graph and removing anything (tests commit there).
+  std::function<void()> after_mark;
+};
+
+struct PackResult {
+  Tid pack_tid;                       // what was packed to; zero when the storage is empty
+  uint64_t objects_removed = 0;       // unreachable, or deleted at the pack time
+  uint64_t revisions_removed = 0;     // superseded revisions (history-preserving)
+  uint64_t transactions_removed = 0;  // left with no revisions (history-preserving)
+  uint64_t objects_locked = 0;        // removable but locked by a committing transaction: kept
+};
+
 // Counters an adapter keeps about its server traffic.
 struct StorageStats {
   uint64_t round_trips = 0;
@@ -218,6 +237,10 @@ class Storage {
   // database has no place for it yet (a MySQL or SQLite database made before the migration
   // that adds it: `relstore migrate up`).
   virtual bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) = 0;
+  // Removes old revisions and unreachable objects (docs/operations.md, "Packing") while
+  // other processes go on committing. Throws ReadOnlyError on a read-only storage and
+  // StorageError where the backend cannot pack.
+  virtual PackResult pack(const PackOptions& options);
   virtual void close() = 0;
 };
 

@@ -187,6 +187,41 @@ struct BulkRecord {
   std::optional<Bytes> state;  // none: the object is absent (delete its row)
 };
 
+// A connection for pack (src/storage/pack.cc), whose SQL is the same on every dialect but
+// for what this session answers. It holds RelStorage's pack lock from open to
+// destruction, so no two packs (relstore's or RelStorage's) run at once; destroying it
+// rolls back a transaction that was not committed.
+class PackSession {
+ public:
+  virtual ~PackSession() = default;
+  // Starts a transaction (READ COMMITTED). With `locks`: the JSON mirror's lock
+  // exclusively, where the database has it (relstore's votes hold it shared until their
+  // commit, so none is between vote and finish once it is taken), then the commit lock.
+  virtual void begin(bool locks) = 0;
+  // One statement without results; returns the rows it changed.
+  virtual uint64_t exec(const std::string& sql) = 0;
+  // One query whose columns are an integer and, optionally, bytes (NULL: none).
+  virtual std::vector<std::pair<int64_t, std::optional<Bytes>>> rows(const std::string& sql) = 0;
+  virtual void commit() = 0;
+  virtual bool has_table(const std::string& name) = 0;
+  // What ends a SELECT that locks rows without waiting for those another transaction
+  // holds ("" where the transaction's lock is the whole database's, SQLite).
+  virtual std::string skip_locked() const = 0;
+  // DELETE of the revisions superseded at or before `pack_tid` (history-preserving) of
+  // the objects `from` … `to`: dialects disagree on deleting from a table a subquery reads.
+  virtual std::string delete_superseded_sql(Tid pack_tid, int64_t from, int64_t to) const = 0;
+};
+
+// delete_superseded_sql where a DELETE may read its own table in a subquery.
+inline std::string delete_superseded_where_exists(Tid pack_tid, int64_t from, int64_t to) {
+  const std::string p = std::to_string(pack_tid.sql());
+  return "DELETE FROM object_state WHERE zoid BETWEEN " + std::to_string(from) + " AND " +
+         std::to_string(to) + " AND tid < " + p +
+         " AND EXISTS (SELECT 1 FROM object_state n WHERE n.zoid = object_state.zoid AND "
+         "n.tid > object_state.tid AND n.tid <= " +
+         p + ")";
+}
+
 // One per database: opens connections and answers database-wide questions.
 class Adapter {
  public:
@@ -252,6 +287,11 @@ class Adapter {
   virtual bool wait_for_bulk_loads(const std::atomic<bool>* stop) {
     (void)stop;
     return true;
+  }
+
+  // Storage::pack. Throws StorageError while another pack runs.
+  virtual std::unique_ptr<PackSession> open_pack() {
+    throw StorageError(dialect() + ": pack is not supported");
   }
 
   // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---

@@ -36,6 +36,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   StorageStats stats() const override;
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
+  PackResult pack(const PackOptions& options) override;  // pack.cc
   void close() override;
 
   // --- for instances ---

@@ -107,6 +107,7 @@ class StorageHandle : public Storage {
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override {
     return impl_->set_unfinished_conversion(note);
   }
+  PackResult pack(const PackOptions& options) override { return impl_->pack(options); }
   void close() override { impl_->close(); }
 
  private:

@@ -325,5 +325,27 @@ TEST(Cli, MigrateOnAFileUriSaysItHasNoSchema) {
   EXPECT_FALSE(fs::exists(d.sub("Data.fs")));
 }
 
+// `relstore pack` on the sample tree: every object is reachable, so only the revisions
+// the sample superseded go; a Data.fs and a negative --days are refused.
+TEST(Cli, PackKeepsTheSampleTreeAndDropsOldRevisions) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("db");
+  ASSERT_EQ(relstore("sample --objects 300 " + uri).code, 0);
+  const CliRun r = relstore("pack --json " + uri);
+  ASSERT_EQ(r.code, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["objects_removed"], 0);
+  EXPECT_GT(j["revisions_removed"].get<int>(), 0);
+  const CliRun info = relstore("info --json " + uri);
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_EQ(nlohmann::json::parse(info.out)["objects"], 300);
+  EXPECT_NE(relstore("pack " + uri).out.find("0 objects, 0 old revisions"), std::string::npos);
+  EXPECT_EQ(relstore("pack --days -1 " + uri).code, 2);
+  ASSERT_EQ(relstore("sample --objects 30 file://" + d.sub("s.fs")).code, 0);
+  const CliRun file = relstore("pack file://" + d.sub("s.fs"));
+  EXPECT_EQ(file.code, 1);
+  EXPECT_NE(file.out.find("zodbpack"), std::string::npos) << file.out;
+}
+
 }  // namespace
 }  // namespace relstore

@@ -1,0 +1,47 @@
+// `relstore pack`: zodbpack for relstore's databases.
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "relstore/clock.h"
+#include "relstore/ops.h"
+#include "relstore/timestamp.h"
+
+namespace relstore {
+
+PackResult pack_storage(const std::string& uri, double days, bool gc) {
+  const auto storage = open_storage(uri);
+  PackOptions options;
+  options.pack_tid = TimeStamp::from_unix(system_clock()->now() - days * 86400.0).tid();
+  options.gc = gc;
+  const PackResult result = storage->pack(options);
+  storage->close();
+  return result;
+}
+
+std::string format_pack_result(const PackResult& r, bool json) {
+  const std::string when = r.pack_tid.is_zero() ? "" : TimeStamp(r.pack_tid).str() + " UTC";
+  if (json) {
+    const nlohmann::json j = {
+        {"pack_tid", r.pack_tid.hex()},
+        {"pack_time", when.empty() ? nlohmann::json() : nlohmann::json(when)},
+        {"objects_removed", r.objects_removed},
+        {"revisions_removed", r.revisions_removed},
+        {"transactions_removed", r.transactions_removed},
+        {"objects_locked", r.objects_locked},
+    };
+    return j.dump(2) + "\n";
+  }
+  if (r.pack_tid.is_zero()) return "nothing to pack: the database is empty\n";
+  std::string out = "packed to " + r.pack_tid.hex() + " (" + when +
+                    "): " + std::to_string(r.objects_removed) + " objects, " +
+                    std::to_string(r.revisions_removed) + " old revisions and " +
+                    std::to_string(r.transactions_removed) + " transactions removed\n";
+  if (r.objects_locked > 0) {
+    out += std::to_string(r.objects_locked) +
+           " unreachable objects were kept: a committing transaction held them locked (the "
+           "next pack removes them)\n";
+  }
+  return out;
+}
+
+}  // namespace relstore

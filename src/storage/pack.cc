@@ -1,0 +1,325 @@
+// Pack over a database adapter (Storage::pack; docs/operations.md, "Packing").
+//
+// Mark, in one snapshot: the references of every object as it stood at the pack time
+// (history-free: its current state) and of every revision written after it. The root
+// and everything written after the pack time are live, and so is what they reach.
+// Sweep, on a PackSession, in batches that are transactions of their own, so commits wait
+// for one batch at most: history-preserving databases first lose the revisions superseded
+// at the pack time (no lock needed: commits only add newer ones). Then, under the locks a
+// commit's finish takes, each batch marks the commits that came since the last look (none
+// can finish meanwhile, and no relstore commit is between vote and finish) and removes the
+// objects of the batch that are still unreachable, but for those a committing transaction
+// (RelStorage's, say) holds locked: the next pack takes them. Last, transactions up to the
+// pack time are marked packed and those left without revisions go.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "backend/deletion_mark.h"
+#include "relstore/errors.h"
+#include "relstore/pickle.h"
+#include "storage/db_storage.h"
+
+namespace relstore {
+
+PackResult Storage::pack(const PackOptions&) {
+  throw StorageError(name() + ": this backend cannot pack (relstore packs PostgreSQL, MySQL and " +
+                     "SQLite databases; pack a Data.fs with ZODB's zodbpack)");
+}
+
+namespace {
+
+// Statements list their oids inline, this many at a time.
+constexpr size_t kChunk = 500;
+// Objects removed in one transaction under the commit lock.
+constexpr size_t kRemoveBatch = 1000;
+// Pruning deletes the superseded revisions of this many consecutive OIDs per transaction.
+constexpr int64_t kPruneSpan = 10000;
+// Transactions marked packed, or removed, per transaction.
+constexpr size_t kTransactionBatch = 5000;
+
+struct Marks {
+  std::unordered_map<uint64_t, std::vector<uint64_t>> refs;  // oid -> oids it references
+  std::vector<uint64_t> live;                                // the root, later writes
+  std::unordered_map<uint64_t, Tid> existing;  // objects at the pack time, with their tid
+};
+
+void add_refs(Marks& m, Oid oid, const std::optional<Bytes>& state) {
+  if (!state) return;
+  std::vector<Oid> refs;
+  try {
+    refs = scan_references(*state);
+  } catch (const PickleError& e) {
+    throw StorageError("pack: cannot read the references of oid " + oid.hex() + " (" + e.what() +
+                       "), so what it keeps alive is unknown; nothing was removed (pack " +
+                       "without garbage collection, --no-gc, does not need them)");
+  }
+  auto& out = m.refs[oid.value()];
+  for (const Oid r : refs) out.push_back(r.value());
+}
+
+// Adds to `seen` what `roots` reach. A root may have been reached before and have new
+// references since (it was rewritten), so its references are followed whether or not it
+// was. References only ever add up (a rewritten object keeps its older states' too), so
+// what was reached stays reached.
+void reach(const Marks& m, const std::vector<uint64_t>& roots, std::unordered_set<uint64_t>& seen) {
+  std::vector<uint64_t> todo;
+  const auto follow = [&](uint64_t oid) {
+    const auto it = m.refs.find(oid);
+    if (it == m.refs.end()) return;
+    for (const uint64_t r : it->second) {
+      if (!seen.count(r)) todo.push_back(r);
+    }
+  };
+  for (const uint64_t root : roots) {
+    seen.insert(root);
+    follow(root);
+  }
+  while (!todo.empty()) {
+    const uint64_t oid = todo.back();
+    todo.pop_back();
+    if (seen.insert(oid).second) follow(oid);
+  }
+}
+
+// "1, 2, 3" for an IN list.
+std::string in_list(std::span<const int64_t> ids) {
+  std::string out;
+  for (const int64_t id : ids) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(id);
+  }
+  return out;
+}
+
+// Runs `make(list)` for each chunk of `ids`; returns the sum of what it returns.
+template <class F>
+uint64_t chunked(const std::vector<int64_t>& ids, F&& make) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < ids.size(); i += kChunk) {
+    const size_t end = std::min(ids.size(), i + kChunk);
+    n += make(in_list(std::span<const int64_t>(ids.data() + i, end - i)));
+  }
+  return n;
+}
+
+// Reads the object graph in one snapshot; returns the snapshot's last TID.
+Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_tid) {
+  auto load = adapter.open_load();
+  const Tid last = load->begin_snapshot(std::nullopt).last_tid;
+  pack_tid = std::min(requested, last);
+  const bool hp = adapter.keep_history();
+  const std::optional<Tid> before =
+      hp ? std::optional<Tid>(Tid(pack_tid.value() + 1)) : std::nullopt;
+  Oid from;
+  for (;;) {
+    const auto page = load->current_records(from, before, 1000);
+    for (const auto& [oid, row] : page) {
+      if (row.tid > pack_tid) {
+        m.live.push_back(oid.value());
+      } else {
+        m.existing.emplace(oid.value(), row.tid);
+      }
+      if (gc) add_refs(m, oid, row.state);
+    }
+    if (page.size() < 1000) break;
+    from = Oid(page.back().first.value() + 1);
+  }
+  load->end_snapshot();
+  if (hp && gc && pack_tid < last) {
+    // Everything written after the pack time is live, with what it references.
+    auto it = adapter.open_iterator(Tid(pack_tid.value() + 1), last);
+    TransactionRecord txn;
+    while (it->next(txn)) {
+      for (const auto& r : txn.records) {
+        m.live.push_back(r.oid.value());
+        add_refs(m, r.oid, r.data);
+      }
+    }
+  }
+  return last;
+}
+
+// The first column of a query's rows.
+std::vector<int64_t> ids(backend::PackSession& s, const std::string& sql) {
+  std::vector<int64_t> out;
+  for (const auto& [id, unused] : s.rows(sql)) out.push_back(id);
+  return out;
+}
+
+// History-preserving: deletes the revisions superseded at the pack time, OID range by OID
+// range; returns how many.
+uint64_t prune(backend::PackSession& s, Tid pack_tid) {
+  // The smallest OID above `after` (none: no more), as text in the second column so that
+  // no value stands for "none".
+  const auto first_above = [&](const std::string& where) -> std::optional<int64_t> {
+    const auto r = s.rows("SELECT COUNT(*), MIN(zoid) FROM object_state" + where);
+    if (r.empty() || r[0].first == 0 || !r[0].second) return std::nullopt;
+    return std::stoll(*r[0].second);
+  };
+  uint64_t n = 0;
+  for (std::optional<int64_t> from = first_above(""); from;) {
+    const int64_t to = *from > std::numeric_limits<int64_t>::max() - kPruneSpan
+                           ? std::numeric_limits<int64_t>::max()
+                           : *from + kPruneSpan - 1;
+    s.begin(false);
+    n += s.exec(s.delete_superseded_sql(pack_tid, *from, to));
+    s.commit();
+    if (to == std::numeric_limits<int64_t>::max()) break;
+    from = first_above(" WHERE zoid > " + std::to_string(to));
+  }
+  return n;
+}
+
+// History-preserving: marks the transactions up to the pack time packed and removes those
+// left without revisions, but for the snapshot's last (the newest when the pack began,
+// whose TID the next commit's must follow). Returns how many went.
+uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
+  const std::string p = std::to_string(pack_tid.sql());
+  for (;;) {
+    const auto batch =
+        ids(s, "SELECT tid, NULL FROM \"transaction\" WHERE tid > 0 AND tid <= " + p +
+                   " AND packed = FALSE ORDER BY tid LIMIT " + std::to_string(kTransactionBatch));
+    if (batch.empty()) break;
+    s.begin(false);
+    s.exec("UPDATE \"transaction\" SET packed = TRUE WHERE tid IN (" + in_list(batch) + ")");
+    s.commit();
+  }
+  uint64_t removed = 0;
+  for (;;) {
+    const auto empty =
+        ids(s, "SELECT t.tid, NULL FROM \"transaction\" t WHERE t.tid > 0 AND t.tid <= " + p +
+                   " AND t.tid < " + std::to_string(last.sql()) +
+                   " AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid = t.tid) "
+                   "ORDER BY t.tid LIMIT " +
+                   std::to_string(kTransactionBatch));
+    if (empty.empty()) break;
+    s.begin(false);
+    removed += chunked(empty, [&](const std::string& list) {
+      // Revisions that named one as their predecessor now start the object's history.
+      s.exec("UPDATE object_state SET prev_tid = 0 WHERE prev_tid IN (" + list + ")");
+      for (const char* t : {"object_ref", "object_refs_added"}) {
+        if (s.has_table(t))
+          s.exec(std::string("DELETE FROM ") + t + " WHERE tid IN (" + list + ")");
+      }
+      return s.exec("DELETE FROM \"transaction\" WHERE tid IN (" + list + ")");
+    });
+    s.commit();
+  }
+  return removed;
+}
+
+}  // namespace
+
+PackResult DbStorage::pack(const PackOptions& options) {
+  check_open();
+  if (options_.read_only) throw ReadOnlyError();
+  backend::Adapter& a = *adapter_;
+  const bool hp = a.keep_history();
+  auto session = a.open_pack();
+  PackResult result;
+  Marks m;
+  Tid seen = mark(a, options.pack_tid, options.gc, m, result.pack_tid);
+  if (seen.is_zero()) return result;  // nothing was ever committed
+  const Tid last = seen;
+  if (options.after_mark) options.after_mark();
+  const std::string p = std::to_string(result.pack_tid.sql());
+
+  if (hp) result.revisions_removed = prune(*session, result.pack_tid);
+
+  std::unordered_set<uint64_t> live;
+  std::vector<int64_t> doomed;
+  if (options.gc) {
+    std::vector<uint64_t> roots = m.live;
+    roots.push_back(0);
+    reach(m, roots, live);
+    for (const auto& [oid, tid] : m.existing) {
+      if (!live.count(oid)) doomed.push_back(static_cast<int64_t>(oid));
+    }
+  }
+  std::unordered_set<int64_t> deleted;
+  if (hp) {
+    // Deleted at the pack time: nothing of them is needed (unless written since, which
+    // the locking below finds).
+    for (const int64_t oid : ids(*session,
+                                 "SELECT c.zoid, NULL FROM current_object c JOIN object_state s ON "
+                                 "s.zoid = c.zoid AND s.tid = c.tid WHERE c.tid <= " +
+                                     p + " AND s.state IS NULL")) {
+      deleted.insert(oid);
+      doomed.push_back(oid);
+    }
+  }
+  std::sort(doomed.begin(), doomed.end());
+  doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
+
+  std::vector<std::string> tables;
+  for (const char* t : {"object_json", "object_json_error", "object_ref"}) {
+    if (session->has_table(t)) tables.emplace_back(t);
+  }
+  if (hp) tables.emplace_back("current_object");  // before object_state: it references it
+  const bool mark_deletions = !hp && session->has_table(backend::kDeletionMarkTable);
+  const char* locked_table = hp ? "current_object" : "object_state";
+  for (size_t i = 0; i < doomed.size(); i += kRemoveBatch) {
+    session->begin(true);
+    // What was committed since the last look is live, with what it references.
+    const auto changed = session->rows("SELECT zoid, state FROM object_state WHERE tid > " +
+                                       std::to_string(seen.sql()));
+    if (!changed.empty()) {
+      std::vector<uint64_t> roots;
+      for (const auto& [oid, state] : changed) {
+        roots.push_back(static_cast<uint64_t>(oid));
+        if (options.gc) add_refs(m, Oid::from_sql(oid), state);
+      }
+      reach(m, roots, live);
+      seen = Tid::from_sql(session->rows("SELECT MAX(tid), NULL FROM object_state").at(0).first);
+    }
+    std::vector<int64_t> batch;
+    for (size_t j = i; j < std::min(doomed.size(), i + kRemoveBatch); ++j) {
+      if (deleted.count(doomed[j]) || !live.count(static_cast<uint64_t>(doomed[j]))) {
+        batch.push_back(doomed[j]);
+      }
+    }
+    // Locked in OID order as votes lock; a row another transaction holds is kept, as is
+    // an object written since the pack time.
+    std::vector<int64_t> removed;
+    chunked(batch, [&](const std::string& list) {
+      const auto got = ids(*session, std::string("SELECT zoid, NULL FROM ") + locked_table +
+                                         " WHERE zoid IN (" + list + ") AND tid <= " + p +
+                                         " ORDER BY zoid " + session->skip_locked());
+      removed.insert(removed.end(), got.begin(), got.end());
+      return 0;
+    });
+    Tid newest;
+    for (const int64_t oid : removed) {
+      const auto it = m.existing.find(static_cast<uint64_t>(oid));
+      if (it != m.existing.end()) newest = std::max(newest, it->second);
+    }
+    chunked(removed, [&](const std::string& list) {
+      for (const auto& t : tables)
+        session->exec("DELETE FROM " + t + " WHERE zoid IN (" + list + ")");
+      // blob_chunk rows go with their object_state rows (ON DELETE CASCADE).
+      return session->exec("DELETE FROM object_state WHERE zoid IN (" + list + ") AND tid <= " + p);
+    });
+    if (mark_deletions && !newest.is_zero()) {
+      // The newest TID may have been one of the removed rows: the deletion record keeps
+      // it, so TIDs and polls never go back (deletion_mark.h).
+      const std::string t = std::to_string(newest.sql());
+      session->exec(std::string("UPDATE ") + backend::kDeletionMarkTable +
+                    " SET tid = CASE WHEN tid > " + t + " THEN tid ELSE " + t +
+                    " END WHERE id = 0");
+    }
+    session->commit();
+    result.objects_removed += removed.size();
+    result.objects_locked += batch.size() - removed.size();
+  }
+  if (hp) result.transactions_removed = clean_transactions(*session, result.pack_tid, last);
+  cache_.clear();
+  return result;
+}
+
+}  // namespace relstore
