@@ -56,8 +56,8 @@ void add_refs(Marks& m, Oid oid, const std::optional<Bytes>& state) {
     refs = scan_references(*state);
   } catch (const PickleError& e) {
     throw StorageError("pack: cannot read the references of oid " + oid.hex() + " (" + e.what() +
-                       "), so what it keeps alive is unknown; nothing was removed (pack " +
-                       "without garbage collection, --no-gc, does not need them)");
+                       "), so what it keeps alive is unknown (a pack without garbage " +
+                       "collection, --no-gc, does not read references)");
   }
   auto& out = m.refs[oid.value()];
   for (const Oid r : refs) out.push_back(r.value());
@@ -214,23 +214,18 @@ uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
   return removed;
 }
 
-}  // namespace
-
-PackResult DbStorage::pack(const PackOptions& options) {
-  check_open();
-  if (options_.read_only) throw ReadOnlyError();
-  backend::Adapter& a = *adapter_;
+// Storage::pack's work, counting what it removed in `result` as it goes.
+void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOptions& options,
+              PackResult& result) {
   const bool hp = a.keep_history();
-  auto session = a.open_pack();
-  PackResult result;
   Marks m;
   Tid seen = mark(a, options.pack_tid, options.gc, m, result.pack_tid);
-  if (seen.is_zero()) return result;  // nothing was ever committed
+  if (seen.is_zero()) return;  // nothing was ever committed
   const Tid last = seen;
   if (options.after_mark) options.after_mark();
   const std::string p = std::to_string(result.pack_tid.sql());
 
-  if (hp) result.revisions_removed = prune(*session, result.pack_tid);
+  if (hp) result.revisions_removed = prune(session, result.pack_tid);
 
   std::unordered_set<uint64_t> live;
   std::vector<int64_t> doomed;
@@ -246,7 +241,7 @@ PackResult DbStorage::pack(const PackOptions& options) {
   if (hp) {
     // Deleted at the pack time: nothing of them is needed (unless written since, which
     // the locking below finds).
-    for (const int64_t oid : ids(*session,
+    for (const int64_t oid : ids(session,
                                  "SELECT c.zoid, NULL FROM current_object c JOIN object_state s ON "
                                  "s.zoid = c.zoid AND s.tid = c.tid WHERE c.tid <= " +
                                      p + " AND s.state IS NULL")) {
@@ -259,16 +254,16 @@ PackResult DbStorage::pack(const PackOptions& options) {
 
   std::vector<std::string> tables;
   for (const char* t : {"object_json", "object_json_error", "object_ref"}) {
-    if (session->has_table(t)) tables.emplace_back(t);
+    if (session.has_table(t)) tables.emplace_back(t);
   }
   if (hp) tables.emplace_back("current_object");  // before object_state: it references it
-  const bool mark_deletions = !hp && session->has_table(backend::kDeletionMarkTable);
+  const bool mark_deletions = !hp && session.has_table(backend::kDeletionMarkTable);
   const char* locked_table = hp ? "current_object" : "object_state";
   for (size_t i = 0; i < doomed.size(); i += kRemoveBatch) {
-    session->begin(true);
+    session.begin(true);
     // What was committed since the last look is live, with what it references.
-    const auto changed = session->rows("SELECT zoid, state FROM object_state WHERE tid > " +
-                                       std::to_string(seen.sql()));
+    const auto changed = session.rows("SELECT zoid, state FROM object_state WHERE tid > " +
+                                      std::to_string(seen.sql()));
     if (!changed.empty()) {
       std::vector<uint64_t> roots;
       for (const auto& [oid, state] : changed) {
@@ -276,7 +271,7 @@ PackResult DbStorage::pack(const PackOptions& options) {
         if (options.gc) add_refs(m, Oid::from_sql(oid), state);
       }
       reach(m, roots, live);
-      seen = Tid::from_sql(session->rows("SELECT MAX(tid), NULL FROM object_state").at(0).first);
+      seen = Tid::from_sql(session.rows("SELECT MAX(tid), NULL FROM object_state").at(0).first);
     }
     std::vector<int64_t> batch;
     for (size_t j = i; j < std::min(doomed.size(), i + kRemoveBatch); ++j) {
@@ -288,9 +283,9 @@ PackResult DbStorage::pack(const PackOptions& options) {
     // an object written since the pack time.
     std::vector<int64_t> removed;
     chunked(batch, [&](const std::string& list) {
-      const auto got = ids(*session, std::string("SELECT zoid, NULL FROM ") + locked_table +
-                                         " WHERE zoid IN (" + list + ") AND tid <= " + p +
-                                         " ORDER BY zoid " + session->skip_locked());
+      const auto got =
+          ids(session, std::string("SELECT zoid, NULL FROM ") + locked_table + " WHERE zoid IN (" +
+                           list + ") AND tid <= " + p + " ORDER BY zoid " + session.skip_locked());
       removed.insert(removed.end(), got.begin(), got.end());
       return 0;
     });
@@ -301,23 +296,48 @@ PackResult DbStorage::pack(const PackOptions& options) {
     }
     chunked(removed, [&](const std::string& list) {
       for (const auto& t : tables)
-        session->exec("DELETE FROM " + t + " WHERE zoid IN (" + list + ")");
+        session.exec("DELETE FROM " + t + " WHERE zoid IN (" + list + ")");
       // blob_chunk rows go with their object_state rows (ON DELETE CASCADE).
-      return session->exec("DELETE FROM object_state WHERE zoid IN (" + list + ") AND tid <= " + p);
+      return session.exec("DELETE FROM object_state WHERE zoid IN (" + list + ") AND tid <= " + p);
     });
     if (mark_deletions && !newest.is_zero()) {
       // The newest TID may have been one of the removed rows: the deletion record keeps
       // it, so TIDs and polls never go back (deletion_mark.h).
       const std::string t = std::to_string(newest.sql());
-      session->exec(std::string("UPDATE ") + backend::kDeletionMarkTable +
-                    " SET tid = CASE WHEN tid > " + t + " THEN tid ELSE " + t +
-                    " END WHERE id = 0");
+      session.exec(std::string("UPDATE ") + backend::kDeletionMarkTable +
+                   " SET tid = CASE WHEN tid > " + t + " THEN tid ELSE " + t + " END WHERE id = 0");
     }
-    session->commit();
+    session.commit();
     result.objects_removed += removed.size();
     result.objects_locked += batch.size() - removed.size();
   }
-  if (hp) result.transactions_removed = clean_transactions(*session, result.pack_tid, last);
+  if (hp) result.transactions_removed = clean_transactions(session, result.pack_tid, last);
+}
+
+// What a pack that stopped had done, for its error message.
+std::string stopped_after(const PackResult& r) {
+  if (r.revisions_removed + r.objects_removed + r.transactions_removed == 0) {
+    return "nothing was removed";
+  }
+  return "the pack stopped part-way, after removing " + std::to_string(r.revisions_removed) +
+         " old revisions, " + std::to_string(r.objects_removed) + " objects and " +
+         std::to_string(r.transactions_removed) +
+         " transactions: the database is consistent as it is, and packing again finishes the job";
+}
+
+}  // namespace
+
+PackResult DbStorage::pack(const PackOptions& options) {
+  check_open();
+  if (options_.read_only) throw ReadOnlyError();
+  auto session = adapter_->open_pack();
+  PackResult result;
+  try {
+    run_pack(*adapter_, *session, options, result);
+  } catch (const std::exception& e) {
+    cache_.clear();
+    throw StorageError(std::string(e.what()) + "; " + stopped_after(result));
+  }
   cache_.clear();
   return result;
 }

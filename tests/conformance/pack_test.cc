@@ -7,7 +7,7 @@
 
 #include "conformance/fixture.h"
 #include "relstore/json_mirror.h"
-#include "sample/records.h"
+#include "support/commits.h"
 
 namespace relstore::conformance {
 namespace {
@@ -20,14 +20,7 @@ const Tid kMax(std::numeric_limits<uint64_t>::max());
   GTEST_SKIP() << "relstore packs databases; a Data.fs is packed with ZODB's zodbpack " \
                   "(FileStorageCannotPack checks the refusal)"
 
-// A persistent mapping referencing `children`.
-std::string node(const std::vector<uint64_t>& children) {
-  std::vector<sample::Child> c;
-  for (const uint64_t oid : children) {
-    c.push_back({"c" + std::to_string(oid), Oid(oid), sample::kPersistentMapping});
-  }
-  return sample::mapping_record(c);
-}
+std::string node(const std::vector<uint64_t>& children) { return testing::mapping_of(children); }
 
 PackOptions to(Tid tid, bool gc = true) {
   PackOptions o;
@@ -146,6 +139,23 @@ TEST_P(Pack, LargeRemovalsAndSparseOidsAreHandledWhole) {
   }
   EXPECT_TRUE(gone(*inst_, 100000));
   EXPECT_TRUE(gone(*inst_, 102499));
+}
+
+// A record whose references cannot be read stops a GC pack before it removes anything,
+// naming the oid; without GC the pack does not read references.
+TEST_P(Pack, AnUnreadableRecordStopsGcBeforeAnyRemoval) {
+  RELSTORE_DATABASES_ONLY();
+  commit(*inst_, {{0, node({1})}, {1, "not a pickle"}, {3, node({})}});
+  try {
+    storage_->pack(to(kMax));
+    ADD_FAILURE() << "no error";
+  } catch (const StorageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("0x0000000000000001"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was removed"), std::string::npos) << what;
+  }
+  EXPECT_FALSE(gone(*inst_, 3));
+  EXPECT_EQ(storage_->pack(to(kMax, false)).objects_removed, 0u);
 }
 
 // Line 26: without GC unreachable objects stay.

@@ -1,7 +1,11 @@
 // Small commits that tests of several backends make the same way.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "relstore/storage.h"
+#include "sample/records.h"
 
 namespace relstore::testing {
 
@@ -18,6 +22,16 @@ inline Tid create_then_delete(StorageInstance& inst, Oid oid) {
   inst.delete_object(oid, created, del);
   inst.tpc_vote(del);
   return inst.tpc_finish(del);
+}
+
+// A record that references `children` (a PersistentMapping), for tests of pack's
+// garbage collection.
+inline std::string mapping_of(const std::vector<uint64_t>& children) {
+  std::vector<sample::Child> c;
+  for (const uint64_t oid : children) {
+    c.push_back({"c" + std::to_string(oid), Oid(oid), sample::kPersistentMapping});
+  }
+  return sample::mapping_record(c);
 }
 
 }  // namespace relstore::testing
