@@ -29,7 +29,8 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--transactions", config->transactions, "transactions per worker and test")
       ->check(kCount);
   cmd->add_option("--object-size", config->object_size,
-                  "bytes of state per object (at most 256 MiB)")
+                  "bytes of data per object, each written as a ZODB record of a bytes value "
+                  "(at most 256 MiB)")
       ->check(kCount)
       ->check(CLI::Range(size_t{1}, size_t{256} << 20));
   cmd->callback([config, json] {

@@ -13,7 +13,7 @@ struct BenchConfig {
   std::vector<int> objects_per_txn = {1, 5, 20};
   std::vector<int> concurrency = {1, 4};  // worker processes
   int transactions = 200;                 // per worker and test
-  size_t object_size = 300;               // bytes of each object's state
+  size_t object_size = 300;  // bytes of each object's state (a pickle of that many bytes)
 };
 
 struct BenchResult {

@@ -12,6 +12,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "bench/record.h"
 #include "bench/worker.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
@@ -151,7 +152,7 @@ std::vector<uint64_t> make_shared_objects(const BenchConfig& config, int n) {
   for (int i = 0; i < n; ++i) fresh.push_back(inst->new_oid());
   inst->tpc_begin(meta);
   for (Oid oid : fresh) {
-    inst->store(oid, std::nullopt, std::string(config.object_size, 's'), meta);
+    inst->store(oid, std::nullopt, bench::bench_record(std::string(config.object_size, 's')), meta);
     oids.push_back(oid.value());
   }
   inst->tpc_vote(meta);

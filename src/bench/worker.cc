@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "bench/record.h"
 #include "relstore/errors.h"
 #include "relstore/storage.h"
 
@@ -59,7 +60,7 @@ struct Worker::State {
     Bytes s = payload;
     const std::string tag = std::to_string(serial);
     s.replace(0, tag.size(), tag);
-    return s;
+    return bench_record(s);
   }
 };
 

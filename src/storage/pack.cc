@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "backend/deletion_mark.h"
+#include "backend/oid_order.h"
 #include "relstore/errors.h"
 #include "relstore/pickle.h"
 #include "storage/db_storage.h"
@@ -118,7 +119,7 @@ Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_
       hp ? std::optional<Tid>(Tid(pack_tid.value() + 1)) : std::nullopt;
   Oid from;
   for (;;) {
-    const auto page = load->current_records(from, before, 1000);
+    const auto page = backend::current_records_in_oid_order(*load, from, 1000, before);
     for (const auto& [oid, row] : page) {
       if (row.tid > pack_tid) {
         m.live.push_back(oid.value());
@@ -127,10 +128,18 @@ Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_
       }
       if (gc) add_refs(m, oid, row.state);
     }
-    if (page.size() < 1000) break;
+    if (page.size() < 1000 || page.back().first.value() == ~uint64_t{0}) break;
     from = Oid(page.back().first.value() + 1);
   }
   load->end_snapshot();
+  // Without a root everything would be garbage: more likely a database that is not a
+  // ZODB application's (or not all of one) than one to empty.
+  if (gc && !m.existing.count(0) && std::find(m.live.begin(), m.live.end(), 0) == m.live.end() &&
+      !m.existing.empty()) {
+    throw StorageError(
+        "pack: the database has no root object (oid 0) at the pack time, so garbage "
+        "collection would remove every object; pack without it (--no-gc)");
+  }
   if (hp && gc && pack_tid < last) {
     // Everything written after the pack time is live, with what it references.
     auto it = adapter.open_iterator(Tid(pack_tid.value() + 1), last);

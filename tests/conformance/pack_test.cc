@@ -123,20 +123,22 @@ TEST_P(Pack, TheMirrorLosesTheRowsOfRemovedObjects) {
 TEST_P(Pack, LargeRemovalsAndSparseOidsAreHandledWhole) {
   RELSTORE_DATABASES_ONLY();
   const uint64_t high = (uint64_t{1} << 63) + 5;
-  std::map<uint64_t, std::string> data{{0, node({5, 20005, high})}};
-  for (const uint64_t oid : {uint64_t{5}, uint64_t{20005}, high}) data[oid] = node({});
+  std::map<uint64_t, std::string> data{{0, node({5, 20005, high})}, {high, node({77})}};
+  for (const uint64_t oid : {uint64_t{5}, uint64_t{20005}, uint64_t{77}}) data[oid] = node({});
   for (uint64_t oid = 100000; oid < 102500; ++oid) data[oid] = node({});
   const Tid t1 = commit(*inst_, data);
-  commit(*inst_, {{5, node({}) + "2"}, {20005, node({}) + "2"}, {high, node({}) + "2"}},
+  commit(*inst_, {{5, node({}) + "2"}, {20005, node({}) + "2"}, {high, node({77}) + "2"}},
          {{5, t1}, {20005, t1}, {high, t1}});
   const PackResult r = storage_->pack(to(kMax));
   EXPECT_EQ(r.objects_removed, 2500u);
   EXPECT_EQ(r.revisions_removed, hp() ? 3u : 0u);
-  EXPECT_EQ(storage_->len(), 4u);
-  for (const uint64_t oid : {uint64_t{5}, uint64_t{20005}, high}) {
-    inst_->sync();
+  EXPECT_EQ(storage_->len(), 5u);
+  inst_->sync();
+  for (const uint64_t oid : {uint64_t{5}, uint64_t{20005}}) {
     EXPECT_EQ(inst_->load(Oid(oid)).data, node({}) + "2") << oid;
   }
+  EXPECT_EQ(inst_->load(Oid(high)).data, node({77}) + "2");
+  EXPECT_FALSE(gone(*inst_, 77));  // reached only through the high OID
   EXPECT_TRUE(gone(*inst_, 100000));
   EXPECT_TRUE(gone(*inst_, 102499));
 }
@@ -155,6 +157,20 @@ TEST_P(Pack, AnUnreadableRecordStopsGcBeforeAnyRemoval) {
     EXPECT_NE(what.find("nothing was removed"), std::string::npos) << what;
   }
   EXPECT_FALSE(gone(*inst_, 3));
+  EXPECT_EQ(storage_->pack(to(kMax, false)).objects_removed, 0u);
+}
+
+// Without a root object, garbage collection refuses rather than remove every object.
+TEST_P(Pack, WithoutARootGcRefusesAndRemovesNothing) {
+  RELSTORE_DATABASES_ONLY();
+  commit(*inst_, {{1, node({2})}, {2, node({})}});
+  try {
+    storage_->pack(to(kMax));
+    ADD_FAILURE() << "no error";
+  } catch (const StorageError& e) {
+    EXPECT_NE(std::string(e.what()).find("no root object"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(gone(*inst_, 1));
   EXPECT_EQ(storage_->pack(to(kMax, false)).objects_removed, 0u);
 }
 

@@ -243,6 +243,23 @@ TEST(Cli, BenchJsonHasOneObjectPerFigure) {
   EXPECT_EQ(tests, (std::set<std::string>{"add", "update", "cold_read", "hot_read", "conflicts"}));
 }
 
+// bench writes ZODB records like an application's: beside a sample tree, a pack reads
+// them and removes them as the garbage they are (nothing references them), and the tree
+// stays.
+TEST(Cli, BenchObjectsAreRecordsAPackCollects) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("db");
+  ASSERT_EQ(relstore("sample --objects 50 " + uri).code, 0);
+  const CliRun b = relstore("bench --transactions 5 --objects-per-txn 2 --concurrency 1 " + uri);
+  ASSERT_EQ(b.code, 0) << b.out;
+  const CliRun r = relstore("pack --json " + uri);
+  ASSERT_EQ(r.code, 0) << r.out;
+  EXPECT_GT(nlohmann::json::parse(r.out)["objects_removed"].get<int>(), 0) << r.out;
+  const CliRun info = relstore("info --json " + uri);
+  ASSERT_EQ(info.code, 0) << info.out;
+  EXPECT_EQ(nlohmann::json::parse(info.out)["objects"], 50);
+}
+
 // Ctrl-C during a conversion: it stops after the batch in hand, says the destination is
 // an incomplete copy and how to finish it, and exits with 130; --incremental finishes it.
 TEST(Cli, AnInterruptedConversionSaysSoAndResumes) {
