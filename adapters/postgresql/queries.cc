@@ -44,10 +44,11 @@ const Queries kHistoryPreserving = {
                 "COALESCE(t.extension, ''::bytea) "
                 "FROM object_state s JOIN \"transaction\" t ON t.tid = s.tid "
                 "WHERE s.zoid = $1 ORDER BY s.tid DESC LIMIT $2"},
-    .current_records = {"current_records",
-                        "SELECT c.zoid, c.tid, s.state FROM current_object c "
-                        "JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid "
-                        "WHERE c.zoid >= $1 AND s.state IS NOT NULL ORDER BY c.zoid LIMIT $2"},
+    .current_records =
+        {"current_records",
+         "SELECT c.zoid, c.tid, s.state FROM current_object c "
+         "JOIN object_state s ON s.zoid = c.zoid AND s.tid = c.tid "
+         "WHERE c.zoid >= $1 AND s.zoid >= $1 AND s.state IS NOT NULL ORDER BY c.zoid LIMIT $2"},
     .records_before =
         {"records_before",
          "SELECT s.zoid, s.tid, s.state FROM object_state s WHERE s.zoid >= $1 "

@@ -215,11 +215,11 @@ class PackSession {
 // delete_superseded_sql where a DELETE may read its own table in a subquery.
 inline std::string delete_superseded_where_exists(Tid pack_tid, int64_t from, int64_t to) {
   const std::string p = std::to_string(pack_tid.sql());
-  return "DELETE FROM object_state WHERE zoid BETWEEN " + std::to_string(from) + " AND " +
-         std::to_string(to) + " AND tid < " + p +
-         " AND EXISTS (SELECT 1 FROM object_state n WHERE n.zoid = object_state.zoid AND "
-         "n.tid > object_state.tid AND n.tid <= " +
-         p + ")";
+  const std::string range = " BETWEEN " + std::to_string(from) + " AND " + std::to_string(to);
+  // The range on both sides: PostgreSQL otherwise hashes the whole table for the subquery.
+  return "DELETE FROM object_state WHERE zoid" + range + " AND tid < " + p +
+         " AND EXISTS (SELECT 1 FROM object_state n WHERE n.zoid" + range +
+         " AND n.zoid = object_state.zoid AND n.tid > object_state.tid AND n.tid <= " + p + ")";
 }
 
 // One per database: opens connections and answers database-wide questions.

@@ -115,8 +115,10 @@ Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_
   const Tid last = load->begin_snapshot(std::nullopt).last_tid;
   pack_tid = std::min(requested, last);
   const bool hp = adapter.keep_history();
+  // The states at the pack time; at the last transaction (a pack to now) those are the
+  // current ones, which the databases find without looking at older revisions.
   const std::optional<Tid> before =
-      hp ? std::optional<Tid>(Tid(pack_tid.value() + 1)) : std::nullopt;
+      hp && pack_tid < last ? std::optional<Tid>(Tid(pack_tid.value() + 1)) : std::nullopt;
   Oid from;
   for (;;) {
     const auto page = backend::current_records_in_oid_order(*load, from, 1000, before);
