@@ -2,8 +2,8 @@
 # README command 1: installs what is needed, builds the `relstore` tool, and runs the main
 # job on the embedded default (SQLite) in ./var/quickstart: generates a sample ZODB
 # FileStorage, converts it into SQLite (checking the copy), shows `relstore info`, turns on
-# the JSON mirror and queries it with SQL (sqlite3), and runs a short benchmark. Needs
-# nothing beyond this clone.
+# the JSON mirror and queries it with SQL (sqlite3), verifies and packs it, and runs a
+# short benchmark. Needs nothing beyond this clone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -38,6 +38,12 @@ sqlite3 -header -column "$dir/db/main.sqlite3" \
   "SELECT zoid, json_extract(state, '$.title') AS title, json_extract(state, '$.views') AS views
    FROM object_json WHERE class_name = 'myapp.content.Document'
    ORDER BY views DESC LIMIT 5;"
+echo
+echo "== relstore verify sqlite:$dir/db (references between the objects) =="
+$relstore verify "sqlite:$dir/db"
+echo
+echo "== relstore pack sqlite:$dir/db (old revisions; nothing here is garbage) =="
+$relstore pack "sqlite:$dir/db"
 echo
 echo "== relstore bench sqlite:$dir/bench =="
 $relstore bench "sqlite:$dir/bench" --transactions 100

@@ -65,5 +65,6 @@ void add_sample_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_json_mirror_command(CLI::App& app);
 void add_pack_command(CLI::App& app);
+void add_verify_command(CLI::App& app);
 
 }  // namespace relstore::cli

@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   relstore::cli::add_convert_command(app);
   relstore::cli::add_json_mirror_command(app);
   relstore::cli::add_pack_command(app);
+  relstore::cli::add_verify_command(app);
   if (const std::string unknown = unknown_command(app, argc, argv); !unknown.empty()) {
     std::fprintf(stderr, "%s\nRun with --help for more information.\n", unknown.c_str());
     return 2;

@@ -1,6 +1,8 @@
 // Library functions behind the `relstore` command line (tools/ is a thin layer over these).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +38,27 @@ std::vector<std::string> migrate_up(const std::string& uri, bool dry_run);
 PackResult pack_storage(const std::string& uri, double days, bool gc);
 // Its report: a line or two, or one JSON object.
 std::string format_pack_result(const PackResult& result, bool json);
+
+// `relstore verify`: what reading every current object found.
+inline constexpr size_t kVerifyListed = 20;  // dangling references and oids listed at most
+struct VerifyReport {
+  uint64_t objects = 0;
+  uint64_t references = 0;  // strong references, counted per referencing object
+  bool has_root = false;    // oid 0 exists
+  // References to objects that do not exist: (from, to), the first kVerifyListed.
+  uint64_t dangling = 0;
+  std::vector<std::pair<Oid, Oid>> dangling_refs;
+  uint64_t unreachable = 0;  // with a root: objects it does not reach (garbage)
+  // Records whose references the scanner cannot read (not checked), the first listed.
+  uint64_t unreadable = 0;
+  std::vector<Oid> unreadable_oids;
+  // No dangling references, and a root unless the database is empty.
+  bool ok() const { return dangling == 0 && (has_root || objects == 0); }
+};
+// Opens `uri` read-only (creating nothing) and reads every current object in one snapshot.
+VerifyReport verify_storage(const std::string& uri);
+// Its report: lines ending in "ok" or "FAILED", or one JSON object.
+std::string format_verify_report(const VerifyReport& report, bool json);
 
 // Bytes as "1.2 MiB".
 std::string human_bytes(uint64_t bytes);

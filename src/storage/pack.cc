@@ -25,6 +25,7 @@
 #include "relstore/errors.h"
 #include "relstore/pickle.h"
 #include "storage/db_storage.h"
+#include "storage/object_graph.h"
 
 namespace relstore {
 
@@ -45,46 +46,19 @@ constexpr int64_t kPruneSpan = 10000;
 constexpr size_t kTransactionBatch = 5000;
 
 struct Marks {
-  std::unordered_map<uint64_t, std::vector<uint64_t>> refs;  // oid -> oids it references
-  std::vector<uint64_t> live;                                // the root, later writes
+  ObjectGraph graph;
+  std::vector<uint64_t> live;                  // the root, later writes
   std::unordered_map<uint64_t, Tid> existing;  // objects at the pack time, with their tid
 };
 
 void add_refs(Marks& m, Oid oid, const std::optional<Bytes>& state) {
   if (!state) return;
-  std::vector<Oid> refs;
   try {
-    refs = scan_references(*state);
+    m.graph.add(oid, *state);
   } catch (const PickleError& e) {
     throw StorageError("pack: cannot read the references of oid " + oid.hex() + " (" + e.what() +
                        "), so what it keeps alive is unknown (a pack without garbage " +
                        "collection, --no-gc, does not read references)");
-  }
-  auto& out = m.refs[oid.value()];
-  for (const Oid r : refs) out.push_back(r.value());
-}
-
-// Adds to `seen` what `roots` reach. A root may have been reached before and have new
-// references since (it was rewritten), so its references are followed whether or not it
-// was. References only ever add up (a rewritten object keeps its older states' too), so
-// what was reached stays reached.
-void reach(const Marks& m, const std::vector<uint64_t>& roots, std::unordered_set<uint64_t>& seen) {
-  std::vector<uint64_t> todo;
-  const auto follow = [&](uint64_t oid) {
-    const auto it = m.refs.find(oid);
-    if (it == m.refs.end()) return;
-    for (const uint64_t r : it->second) {
-      if (!seen.count(r)) todo.push_back(r);
-    }
-  };
-  for (const uint64_t root : roots) {
-    seen.insert(root);
-    follow(root);
-  }
-  while (!todo.empty()) {
-    const uint64_t oid = todo.back();
-    todo.pop_back();
-    if (seen.insert(oid).second) follow(oid);
   }
 }
 
@@ -243,7 +217,7 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   if (options.gc) {
     std::vector<uint64_t> roots = m.live;
     roots.push_back(0);
-    reach(m, roots, live);
+    m.graph.reach(roots, live);
     for (const auto& [oid, tid] : m.existing) {
       if (!live.count(oid)) doomed.push_back(static_cast<int64_t>(oid));
     }
@@ -281,7 +255,7 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
         roots.push_back(static_cast<uint64_t>(oid));
         if (options.gc) add_refs(m, Oid::from_sql(oid), state);
       }
-      reach(m, roots, live);
+      m.graph.reach(roots, live);
       seen = Tid::from_sql(session.rows("SELECT MAX(tid), NULL FROM object_state").at(0).first);
     }
     std::vector<int64_t> batch;

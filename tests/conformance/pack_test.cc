@@ -7,6 +7,7 @@
 
 #include "conformance/fixture.h"
 #include "relstore/json_mirror.h"
+#include "relstore/ops.h"
 #include "support/commits.h"
 
 namespace relstore::conformance {
@@ -225,6 +226,7 @@ TEST_P(Pack, AnObjectLinkedWhileThePackRunsStays) {
   };
   EXPECT_EQ(storage_->pack(o).objects_removed, 0u);
   EXPECT_FALSE(gone(*inst_, 2));
+  EXPECT_TRUE(verify_storage(uri_).ok());
 }
 
 // Line 27: a pack waits for a commit that voted before it locked, and keeps what that

@@ -13,6 +13,7 @@
 
 #include "relstore/storage.h"
 #include "support/cli_run.h"
+#include "support/commits.h"
 #include "support/temp_dir.h"
 
 namespace relstore {
@@ -36,7 +37,8 @@ std::map<std::string, uintmax_t> snapshot(const fs::path& dir) {
 }
 
 TEST(Cli, HelpForEveryCommand) {
-  for (const char* cmd : {"--help", "info --help", "bench --help"}) {
+  for (const char* cmd :
+       {"--help", "info --help", "bench --help", "pack --help", "verify --help"}) {
     const CliRun r = relstore(cmd);
     EXPECT_EQ(r.code, 0) << cmd;
     EXPECT_NE(r.out.find("Usage"), std::string::npos) << cmd;
@@ -362,6 +364,39 @@ TEST(Cli, PackKeepsTheSampleTreeAndDropsOldRevisions) {
   const CliRun file = relstore("pack file://" + d.sub("s.fs"));
   EXPECT_EQ(file.code, 1);
   EXPECT_NE(file.out.find("zodbpack"), std::string::npos) << file.out;
+}
+
+// `relstore verify`: a sample tree passes; a reference to an object that does not exist
+// fails it (exit 1), naming both ends; an unlinked object counts as unreachable.
+TEST(Cli, VerifyFindsDanglingReferencesAndGarbage) {
+  TempDir d;
+  const std::string uri = "sqlite://" + d.sub("db");
+  ASSERT_EQ(relstore("sample --objects 40 " + uri).code, 0);
+  const CliRun good = relstore("verify " + uri);
+  EXPECT_EQ(good.code, 0) << good.out;
+  EXPECT_NE(good.out.find("40 objects"), std::string::npos) << good.out;
+  EXPECT_NE(good.out.find("\nok\n"), std::string::npos) << good.out;
+  {
+    auto st = open_storage(uri);
+    auto inst = st->new_instance();
+    const Tid root = inst->load(Oid(0)).tid;
+    TransactionMetaData txn{"", "", ""};
+    inst->tpc_begin(txn);
+    inst->store(Oid(0), root, testing::mapping_of({999}), txn);
+    inst->tpc_vote(txn);
+    inst->tpc_finish(txn);
+  }
+  const CliRun bad = relstore("verify " + uri);
+  EXPECT_EQ(bad.code, 1) << bad.out;
+  EXPECT_NE(bad.out.find("0x0000000000000000 -> 0x00000000000003e7"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("FAILED"), std::string::npos) << bad.out;
+  const CliRun j = relstore("verify --json " + uri);
+  ASSERT_EQ(j.code, 1) << j.out;
+  const size_t open = j.out.find('{');
+  const auto parsed = nlohmann::json::parse(j.out.substr(open, j.out.rfind('}') + 1 - open));
+  EXPECT_EQ(parsed["dangling"], 1);
+  EXPECT_EQ(parsed["unreachable"], 39);  // the rest of the tree, now unlinked
+  EXPECT_FALSE(parsed["ok"].get<bool>());
 }
 
 }  // namespace
