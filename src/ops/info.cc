@@ -1,18 +1,14 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "ops/open_read_only.h"
 #include "relstore/ops.h"
 #include "relstore/timestamp.h"
 
 namespace relstore {
 
 StorageInfo inspect_storage(const std::string& uri) {
-  StorageUri parsed = StorageUri::parse(uri);
-  StorageOptions options = parsed.options();
-  options.read_only = true;
-  options.create = false;
-  options.cache_mb = 0;
-  auto storage = open_storage(parsed, options);
+  auto storage = open_read_only(uri);
   StorageInfo info = storage->info();
   storage->close();
   return info;

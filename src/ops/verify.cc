@@ -5,6 +5,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "ops/open_read_only.h"
 #include "relstore/ops.h"
 #include "relstore/pickle.h"
 #include "storage/object_graph.h"
@@ -12,12 +13,7 @@
 namespace relstore {
 
 VerifyReport verify_storage(const std::string& uri) {
-  StorageUri parsed = StorageUri::parse(uri);
-  StorageOptions options = parsed.options();
-  options.read_only = true;
-  options.create = false;
-  options.cache_mb = 0;
-  auto storage = open_storage(parsed, options);
+  auto storage = open_read_only(uri);
   auto inst = storage->new_instance();
   VerifyReport report;
   ObjectGraph graph;
