@@ -71,6 +71,7 @@ class MysqlPackSession : public backend::PackSession {
                name + "'") > 0;
   }
 
+  bool excludes_voted_commits() override { return has_table("relstore_json_mirror_lock"); }
   // MariaDB 10.6 and MySQL 8.0 have SKIP LOCKED.
   std::string skip_locked() const override { return "FOR UPDATE SKIP LOCKED"; }
 

@@ -14,10 +14,15 @@ class PgPackSession : public backend::PackSession {
  public:
   PgPackSession(const Location& loc, backend::Adapter& counter)
       : conn_(open_conn(loc, Role::admin, &counter)), mirror_(loc.json_mirror) {
-    // RelStorage's pack lock, a session lock: it goes with the connection.
-    if (query("SELECT pg_try_advisory_lock(-2)").int64(0, 0) == 0) {
+    // RelStorage's pack lock, session locks that go with the connection: its pack and
+    // undo hold -1 (docs/postgresql.md); design.md names -2. Both, in one statement.
+    if (query("SELECT CASE WHEN pg_try_advisory_lock(-1) THEN CASE WHEN "
+              "pg_try_advisory_lock(-2) THEN 1 ELSE 0 + 0 * pg_advisory_unlock(-1)::int END "
+              "ELSE 0 END")
+            .int64(0, 0) == 0) {
       throw StorageError("another pack of " + loc.connect.describe +
-                         " is running (relstore's or RelStorage's); nothing was changed");
+                         " is running (relstore's or RelStorage's, or a RelStorage undo); "
+                         "nothing was changed");
     }
   }
   ~PgPackSession() override {
@@ -25,7 +30,7 @@ class PgPackSession : public backend::PackSession {
     // Let go of the pack lock before the connection goes: the server ends a closed
     // session later, and a pack started right after this one would find it still taken.
     try {
-      query("SELECT pg_advisory_unlock(-2)");
+      query("SELECT pg_advisory_unlock(-2), pg_advisory_unlock(-1)");
     } catch (const std::exception&) {
       // The connection is broken: the server drops the lock with the session.
     }
@@ -61,6 +66,7 @@ class PgPackSession : public backend::PackSession {
                .int64(0, 0) > 0;
   }
 
+  bool excludes_voted_commits() override { return mirror_; }
   std::string skip_locked() const override { return "FOR UPDATE SKIP LOCKED"; }
   std::string delete_superseded_sql(Tid pack_tid, int64_t from, int64_t to) const override {
     return backend::delete_superseded_where_exists(pack_tid, from, to);

@@ -33,6 +33,8 @@ class SqlitePackSession : public backend::PackSession {
 
   void commit() override { db_->exec("COMMIT"); }
   bool has_table(const std::string& name) override { return db_->has_table(name); }
+  // A vote holds the write lock until its finish.
+  bool excludes_voted_commits() override { return true; }
   std::string skip_locked() const override { return ""; }
   std::string delete_superseded_sql(Tid pack_tid, int64_t from, int64_t to) const override {
     return backend::delete_superseded_where_exists(pack_tid, from, to);

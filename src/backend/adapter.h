@@ -204,6 +204,9 @@ class PackSession {
   virtual std::vector<std::pair<int64_t, std::optional<Bytes>>> rows(const std::string& sql) = 0;
   virtual void commit() = 0;
   virtual bool has_table(const std::string& name) = 0;
+  // Whether begin(true) keeps out relstore commits that are between vote and finish (the
+  // JSON mirror's lock, or SQLite's write lock); without it garbage collection is unsafe.
+  virtual bool excludes_voted_commits() = 0;
   // What ends a SELECT that locks rows without waiting for those another transaction
   // holds ("" where the transaction's lock is the whole database's, SQLite).
   virtual std::string skip_locked() const = 0;

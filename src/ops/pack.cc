@@ -8,10 +8,17 @@
 
 namespace relstore {
 
+namespace {
+// 1900-01-01T00:00:00Z in Unix time: TimeStamps count from there.
+constexpr double kTidEpochUnix = -2208988800.0;
+}  // namespace
+
 PackResult pack_storage(const std::string& uri, double days, bool gc) {
   const auto storage = open_storage(uri);
   PackOptions options;
-  options.pack_tid = TimeStamp::from_unix(system_clock()->now() - days * 86400.0).tid();
+  // Before 1900, where TIDs begin: keep everything (TID 1 is before any transaction).
+  const double when = system_clock()->now() - days * 86400.0;
+  options.pack_tid = when < kTidEpochUnix ? Tid(1) : TimeStamp::from_unix(when).tid();
   options.gc = gc;
   const PackResult result = storage->pack(options);
   storage->close();
@@ -38,8 +45,8 @@ std::string format_pack_result(const PackResult& r, bool json) {
                     std::to_string(r.transactions_removed) + " transactions removed\n";
   if (r.objects_locked > 0) {
     out += std::to_string(r.objects_locked) +
-           " unreachable objects were kept: a committing transaction held them locked (the "
-           "next pack removes them)\n";
+           " unreachable objects were kept: another transaction held them locked or had just "
+           "changed them (the next pack looks at them again)\n";
   }
   return out;
 }

@@ -88,7 +88,11 @@ std::string format_verify_report(const VerifyReport& r, bool json) {
   }
   if (r.has_root) {
     out += std::to_string(r.unreachable) +
-           " objects unreachable from the root (a pack with garbage collection removes them)\n";
+           (r.unreadable == 0
+                ? " objects unreachable from the root (a pack with garbage collection removes "
+                  "them)\n"
+                : " objects not reached from the root (some may be reached through the "
+                  "records below, whose references cannot be read)\n");
   }
   if (r.unreadable > 0) {
     out += "warning: the references of " + std::to_string(r.unreadable) +

@@ -140,11 +140,11 @@ std::vector<int64_t> ids(backend::PackSession& s, const std::string& sql) {
 // History-preserving: deletes the revisions superseded at the pack time, OID range by OID
 // range; returns how many.
 uint64_t prune(backend::PackSession& s, Tid pack_tid) {
-  // The smallest OID above `after` (none: no more), as text in the second column so that
-  // no value stands for "none".
+  // The smallest OID that matches `where` (none: no more), in the second column, as text,
+  // whose NULL says "none" where no integer could (an index lookup, not a count).
   const auto first_above = [&](const std::string& where) -> std::optional<int64_t> {
-    const auto r = s.rows("SELECT COUNT(*), MIN(zoid) FROM object_state" + where);
-    if (r.empty() || r[0].first == 0 || !r[0].second) return std::nullopt;
+    const auto r = s.rows("SELECT 0, MIN(zoid) FROM object_state" + where);
+    if (r.empty() || !r[0].second) return std::nullopt;
     return std::stoll(*r[0].second);
   };
   uint64_t n = 0;
@@ -163,26 +163,33 @@ uint64_t prune(backend::PackSession& s, Tid pack_tid) {
 
 // History-preserving: marks the transactions up to the pack time packed and removes those
 // left without revisions, but for the snapshot's last (the newest when the pack began,
-// whose TID the next commit's must follow). Returns how many went.
+// whose TID the next commit's must follow) and the first (whose TID every relstore
+// process's poll reads, deletion_mark.h: were it to go, all of them would drop their
+// caches as after a zap). Returns how many went.
 uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
   const std::string p = std::to_string(pack_tid.sql());
-  for (;;) {
+  const std::string batch_size = std::to_string(kTransactionBatch);
+  // Each loop goes on after the highest TID of its previous batch.
+  for (int64_t after = 0;;) {
     const auto batch =
-        ids(s, "SELECT tid, NULL FROM \"transaction\" WHERE tid > 0 AND tid <= " + p +
-                   " AND packed = FALSE ORDER BY tid LIMIT " + std::to_string(kTransactionBatch));
+        ids(s, "SELECT tid, NULL FROM \"transaction\" WHERE tid > " + std::to_string(after) +
+                   " AND tid <= " + p + " AND packed = FALSE ORDER BY tid LIMIT " + batch_size);
     if (batch.empty()) break;
     s.begin(false);
     s.exec("UPDATE \"transaction\" SET packed = TRUE WHERE tid IN (" + in_list(batch) + ")");
     s.commit();
+    after = batch.back();
   }
+  const int64_t first =
+      s.rows("SELECT MIN(tid), NULL FROM \"transaction\" WHERE tid > 0").at(0).first;
   uint64_t removed = 0;
-  for (;;) {
+  for (int64_t after = first;;) {
     const auto empty =
-        ids(s, "SELECT t.tid, NULL FROM \"transaction\" t WHERE t.tid > 0 AND t.tid <= " + p +
-                   " AND t.tid < " + std::to_string(last.sql()) +
+        ids(s, "SELECT t.tid, NULL FROM \"transaction\" t WHERE t.tid > " + std::to_string(after) +
+                   " AND t.tid <= " + p + " AND t.tid < " + std::to_string(last.sql()) +
                    " AND NOT EXISTS (SELECT 1 FROM object_state o WHERE o.tid = t.tid) "
                    "ORDER BY t.tid LIMIT " +
-                   std::to_string(kTransactionBatch));
+                   batch_size);
     if (empty.empty()) break;
     s.begin(false);
     removed += chunked(empty, [&](const std::string& list) {
@@ -195,6 +202,7 @@ uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
       return s.exec("DELETE FROM \"transaction\" WHERE tid IN (" + list + ")");
     });
     s.commit();
+    after = empty.back();
   }
   return removed;
 }
@@ -203,8 +211,16 @@ uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
 void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOptions& options,
               PackResult& result) {
   const bool hp = a.keep_history();
+  if (options.gc && !session.excludes_voted_commits()) {
+    throw StorageError(
+        "pack: this database has no JSON mirror lock (migration json_mirror), which relstore's "
+        "commits hold from their vote to their finish, so a commit between the two could link "
+        "in an object the garbage collection removes; run `relstore migrate up` first, or pack "
+        "without garbage collection (--no-gc)");
+  }
   Marks m;
-  Tid seen = mark(a, options.pack_tid, options.gc, m, result.pack_tid);
+  // TID 0 is the creation sentinel: a pack time before the first transaction is TID 1.
+  Tid seen = mark(a, std::max(options.pack_tid, Tid(1)), options.gc, m, result.pack_tid);
   if (seen.is_zero()) return;  // nothing was ever committed
   const Tid last = seen;
   if (options.after_mark) options.after_mark();
@@ -237,9 +253,17 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   std::sort(doomed.begin(), doomed.end());
   doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
 
+  // What goes with an object. History-preserving object_ref rows stay (RelStorage's
+  // pre-pack cache, keyed by TID first: finding them by zoid would scan the table under
+  // the commit lock; rows of removed objects only keep garbage alive for RelStorage).
   std::vector<std::string> tables;
-  for (const char* t : {"object_json", "object_json_error", "object_ref"}) {
+  for (const char* t : {"object_json", "object_json_error"}) {
     if (session.has_table(t)) tables.emplace_back(t);
+  }
+  if (!hp) {
+    for (const char* t : {"object_ref", "object_refs_added"}) {
+      if (session.has_table(t)) tables.emplace_back(t);
+    }
   }
   if (hp) tables.emplace_back("current_object");  // before object_state: it references it
   const bool mark_deletions = !hp && session.has_table(backend::kDeletionMarkTable);
@@ -285,9 +309,11 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
       // blob_chunk rows go with their object_state rows (ON DELETE CASCADE).
       return session.exec("DELETE FROM object_state WHERE zoid IN (" + list + ") AND tid <= " + p);
     });
-    if (mark_deletions && !newest.is_zero()) {
-      // The newest TID may have been one of the removed rows: the deletion record keeps
-      // it, so TIDs and polls never go back (deletion_mark.h).
+    if (mark_deletions && !newest.is_zero() &&
+        newest.sql() > session.rows("SELECT MAX(tid), NULL FROM object_state").at(0).first) {
+      // The newest TID was one of the removed rows: the deletion record keeps it, so TIDs
+      // and polls never go back (deletion_mark.h). Only then: every relstore process's
+      // poll reads a moved record as "everything changed".
       const std::string t = std::to_string(newest.sql());
       session.exec(std::string("UPDATE ") + backend::kDeletionMarkTable +
                    " SET tid = CASE WHEN tid > " + t + " THEN tid ELSE " + t + " END WHERE id = 0");

@@ -102,7 +102,39 @@ TEST_P(Pack, TheLastTidStaysWhenTheNewestObjectGoes) {
   auto fresh = reopen()->new_instance();
   fresh->sync();
   EXPECT_EQ(fresh->last_transaction(), newest);
+  if (!hp()) {
+    EXPECT_EQ(storage_->info().last_deletion, std::optional<Tid>(newest));
+  }
   EXPECT_GT(create(4, node({})), newest);
+}
+
+// Removing older rows only leaves the history-free deletion record alone: every relstore
+// process's poll would read its move as "everything changed".
+TEST_P(Pack, RemovingOlderObjectsLeavesTheDeletionRecord) {
+  RELSTORE_DATABASES_ONLY();
+  if (hp()) GTEST_SKIP() << "history-free only: the deletion record";
+  const Tid t1 = commit(*inst_, {{0, node({1})}, {1, node({})}, {3, node({})}});
+  commit(*inst_, {{0, node({1, 4})}, {4, node({})}}, {{0, t1}});
+  const auto before = storage_->info().last_deletion;
+  EXPECT_EQ(storage_->pack(to(kMax)).objects_removed, 1u);
+  EXPECT_EQ(storage_->info().last_deletion, before);
+}
+
+// The first transaction stays, empty and packed: its TID is what every relstore process's
+// poll compares (a history that starts elsewhere reads as a zap).
+TEST_P(Pack, TheFirstTransactionStaysWhenItEmpties) {
+  RELSTORE_DATABASES_ONLY();
+  RELSTORE_HP_ONLY(26, "history-free databases have no transaction rows");
+  const Tid t1 = commit(*inst_, {{0, node({5})}, {5, node({})}});
+  commit(*inst_, {{0, node({5}) + "2"}, {5, node({}) + "2"}}, {{0, t1}, {5, t1}});
+  create(6, node({}));
+  EXPECT_EQ(storage_->pack(to(kMax, false)).transactions_removed, 0u);
+  auto it = inst_->iterator();
+  TransactionRecord txn;
+  ASSERT_TRUE(it->next(txn));
+  EXPECT_EQ(txn.tid, t1);
+  EXPECT_EQ(txn.status, 'p');
+  EXPECT_TRUE(txn.records.empty());
 }
 
 // The JSON mirror's rows of removed objects go in the same transaction: in-commit, the

@@ -360,6 +360,10 @@ TEST(Cli, PackKeepsTheSampleTreeAndDropsOldRevisions) {
   EXPECT_EQ(nlohmann::json::parse(info.out)["objects"], 300);
   EXPECT_NE(relstore("pack " + uri).out.find("0 objects, 0 old revisions"), std::string::npos);
   EXPECT_EQ(relstore("pack --days -1 " + uri).code, 2);
+  // A pack time before 1900, where TIDs begin, keeps everything.
+  const CliRun ancient = relstore("pack --json --days 100000 " + uri);
+  ASSERT_EQ(ancient.code, 0) << ancient.out;
+  EXPECT_EQ(nlohmann::json::parse(ancient.out)["pack_tid"], "0x0000000000000001");
   ASSERT_EQ(relstore("sample --objects 30 file://" + d.sub("s.fs")).code, 0);
   const CliRun file = relstore("pack file://" + d.sub("s.fs"));
   EXPECT_EQ(file.code, 1);
