@@ -1,8 +1,10 @@
 // `relstore pack`: zodbpack for relstore's databases.
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "relstore/clock.h"
+#include "relstore/errors.h"
 #include "relstore/ops.h"
 #include "relstore/timestamp.h"
 
@@ -16,6 +18,9 @@ constexpr double kTidEpochUnix = -2208988800.0;
 PackResult pack_storage(const std::string& uri, double days, bool gc) {
   const auto storage = open_storage(uri);
   PackOptions options;
+  if (!std::isfinite(days) || days < 0) {
+    throw ConfigError("--days: a number of days of 0 or more, not " + std::to_string(days));
+  }
   // Before 1900, where TIDs begin: keep everything (TID 1 is before any transaction).
   const double when = system_clock()->now() - days * 86400.0;
   options.pack_tid = when < kTidEpochUnix ? Tid(1) : TimeStamp::from_unix(when).tid();

@@ -137,9 +137,40 @@ std::vector<int64_t> ids(backend::PackSession& s, const std::string& sql) {
   return out;
 }
 
+// Tells a database that was emptied while the pack ran (zap_all, as `convert --clear`
+// does, perhaps followed by a copy with older TIDs, which the batches' look at "what was
+// committed since" would miss): the first transaction's TID (history-preserving), or a
+// zap's mark in the deletion record (history-free, deletion_mark.h). The pack stops
+// rather than remove anything of what came in.
+class EmptiedCheck {
+ public:
+  EmptiedCheck(backend::PackSession& s, bool hp) : s_(s), hp_(hp), at_start_(read()) {}
+  // In each transaction that removes anything, before it does.
+  void check() {
+    if (read() == at_start_) return;
+    throw StorageError(
+        "pack: the database was emptied (zap, `convert --clear`) while the "
+        "pack ran; pack it again if it should be packed");
+  }
+
+ private:
+  int64_t read() {
+    if (hp_) return s_.rows("SELECT MIN(tid), NULL FROM \"transaction\" WHERE tid > 0").at(0).first;
+    const int64_t mark = s_.rows(std::string("SELECT tid, NULL FROM ") +
+                                 backend::kDeletionMarkTable + " WHERE id = 0")
+                             .at(0)
+                             .first;
+    return mark < 0 ? mark : 0;  // a zap writes minus its time; deletions positive TIDs
+  }
+
+  backend::PackSession& s_;
+  bool hp_;
+  int64_t at_start_;
+};
+
 // History-preserving: deletes the revisions superseded at the pack time, OID range by OID
 // range; returns how many.
-uint64_t prune(backend::PackSession& s, Tid pack_tid) {
+uint64_t prune(backend::PackSession& s, Tid pack_tid, EmptiedCheck& emptied) {
   // The smallest OID that matches `where` (none: no more), in the second column, as text,
   // whose NULL says "none" where no integer could (an index lookup, not a count).
   const auto first_above = [&](const std::string& where) -> std::optional<int64_t> {
@@ -153,6 +184,7 @@ uint64_t prune(backend::PackSession& s, Tid pack_tid) {
                            ? std::numeric_limits<int64_t>::max()
                            : *from + kPruneSpan - 1;
     s.begin(false);
+    emptied.check();
     n += s.exec(s.delete_superseded_sql(pack_tid, *from, to));
     s.commit();
     if (to == std::numeric_limits<int64_t>::max()) break;
@@ -218,6 +250,14 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
         "in an object the garbage collection removes; run `relstore migrate up` first, or pack "
         "without garbage collection (--no-gc)");
   }
+  if (!hp && !session.has_table(backend::kDeletionMarkTable)) {
+    // Without it, removing the newest row would take the last TID back, and a zap while
+    // the pack runs could not be told.
+    throw StorageError("pack: this history-free database has no deletion record (migration " +
+                       std::string(backend::kDeletionMarkTable) +
+                       "); run `relstore migrate up` first");
+  }
+  EmptiedCheck emptied(session, hp);
   Marks m;
   // TID 0 is the creation sentinel: a pack time before the first transaction is TID 1.
   Tid seen = mark(a, std::max(options.pack_tid, Tid(1)), options.gc, m, result.pack_tid);
@@ -226,7 +266,7 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   if (options.after_mark) options.after_mark();
   const std::string p = std::to_string(result.pack_tid.sql());
 
-  if (hp) result.revisions_removed = prune(session, result.pack_tid);
+  if (hp) result.revisions_removed = prune(session, result.pack_tid, emptied);
 
   std::unordered_set<uint64_t> live;
   std::vector<int64_t> doomed;
@@ -266,10 +306,11 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
     }
   }
   if (hp) tables.emplace_back("current_object");  // before object_state: it references it
-  const bool mark_deletions = !hp && session.has_table(backend::kDeletionMarkTable);
+  const bool mark_deletions = !hp;  // history-free databases have the record (checked above)
   const char* locked_table = hp ? "current_object" : "object_state";
   for (size_t i = 0; i < doomed.size(); i += kRemoveBatch) {
     session.begin(true);
+    emptied.check();
     // What was committed since the last look is live, with what it references.
     const auto changed = session.rows("SELECT zoid, state FROM object_state WHERE tid > " +
                                       std::to_string(seen.sql()));

@@ -287,6 +287,29 @@ TEST_P(Pack, WaitsForACommitBetweenVoteAndFinish) {
   EXPECT_EQ(inst_->load(Oid(0)).data, node({1, 2}));
 }
 
+// A database emptied while the pack runs (zap_all, as `convert --clear` does) and written
+// again: the pack stops before it removes anything of what came in.
+TEST_P(Pack, ADatabaseEmptiedWhileThePackRunsStopsIt) {
+  RELSTORE_DATABASES_ONLY();
+  commit(*inst_, {{0, node({1})}, {1, node({})}, {2, node({})}});
+  auto other = reopen();
+  PackOptions o = to(kMax);
+  o.after_mark = [&] {
+    other->zap_all();
+    auto writer = other->new_instance();
+    commit(*writer, {{0, node({})}, {2, node({})}, {7, node({})}});
+  };
+  try {
+    storage_->pack(o);
+    ADD_FAILURE() << "no error";
+  } catch (const StorageError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("emptied"), std::string::npos) << what;
+    EXPECT_NE(what.find("nothing was removed"), std::string::npos) << what;
+  }
+  for (const uint64_t oid : {0, 2, 7}) EXPECT_FALSE(gone(*inst_, oid)) << oid;
+}
+
 // Two packs of one database do not run at once.
 TEST_P(Pack, ASecondPackWhileOneRunsIsRefused) {
   RELSTORE_DATABASES_ONLY();
