@@ -21,31 +21,9 @@ if [[ -z "$src" ]]; then
 fi
 src=$(realpath "$src")
 
-# A server URI with its database replaced by <db>_convert_<mode>, created when missing.
-server_db() {
-  local base=$1 mode=$2 scheme=${1%%://*}
-  local db=${base##*/}; db=${db%%\?*}
-  local name=${db}_convert_$mode
-  local rest=${base#*://}; local cred=${rest%%@*} hostport=${rest#*@}; hostport=${hostport%%/*}
-  if [[ $scheme == postgresql ]]; then
-    psql -q "${base%%\?*}" -c "CREATE DATABASE \"$name\"" >/dev/null 2>&1 || true
-  else
-    mysql -h "${hostport%%:*}" -P "${hostport##*:}" -u "${cred%%:*}" -p"${cred#*:}" \
-      -e "CREATE DATABASE IF NOT EXISTS \`$name\`"
-  fi
-  echo "${base%/*}/$name"
-}
-
-destinations=()
-for mode in hf hp; do
-  h=$([[ $mode == hf ]] && echo free || echo preserving)
-  rm -rf "$work/sqlite_$mode"
-  destinations+=("sqlite://$PWD/$work/sqlite_$mode?history=$h")
-  [[ -n "${RELSTORE_TEST_POSTGRESQL_URI:-}" ]] &&
-    destinations+=("$(server_db "$RELSTORE_TEST_POSTGRESQL_URI" $mode)?history=$h")
-  [[ -n "${RELSTORE_TEST_MYSQL_URI:-}" ]] &&
-    destinations+=("$(server_db "$RELSTORE_TEST_MYSQL_URI" $mode)?history=$h")
-done
+source benchmarks/databases.sh
+bench_databases convert "$work"
+destinations=("${databases[@]}")
 
 echo "| destination | mode | records | MB | seconds | records/s | MB/s |"
 echo "|---|---|---:|---:|---:|---:|---:|"

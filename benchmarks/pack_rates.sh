@@ -18,31 +18,8 @@ mkdir -p "$work"
 src=$PWD/$work/sample-$objects.fs
 [[ -f "$src" ]] || "$relstore" sample "file://$src" --objects "$objects" >&2
 
-# A server URI with its database replaced by <db>_pack_<mode>, created when missing.
-server_db() {
-  local base=$1 mode=$2 scheme=${1%%://*}
-  local db=${base##*/}; db=${db%%\?*}
-  local name=${db}_pack_$mode
-  local rest=${base#*://}; local cred=${rest%%@*} hostport=${rest#*@}; hostport=${hostport%%/*}
-  if [[ $scheme == postgresql ]]; then
-    psql -q "${base%%\?*}" -c "CREATE DATABASE \"$name\"" >/dev/null 2>&1 || true
-  else
-    mysql -h "${hostport%%:*}" -P "${hostport##*:}" -u "${cred%%:*}" -p"${cred#*:}" \
-      -e "CREATE DATABASE IF NOT EXISTS \`$name\`"
-  fi
-  echo "${base%/*}/$name"
-}
-
-databases=()
-for mode in hf hp; do
-  h=$([[ $mode == hf ]] && echo free || echo preserving)
-  rm -rf "$work/sqlite_$mode"
-  databases+=("sqlite://$PWD/$work/sqlite_$mode?history=$h")
-  [[ -n "${RELSTORE_TEST_POSTGRESQL_URI:-}" ]] &&
-    databases+=("$(server_db "$RELSTORE_TEST_POSTGRESQL_URI" $mode)?history=$h")
-  [[ -n "${RELSTORE_TEST_MYSQL_URI:-}" ]] &&
-    databases+=("$(server_db "$RELSTORE_TEST_MYSQL_URI" $mode)?history=$h")
-done
+source benchmarks/databases.sh
+bench_databases pack "$work"
 
 field() { sed -E "s/.*\"$1\": *([0-9]+).*/\1/;t;d" <<<"$2"; }
 

@@ -152,6 +152,9 @@ class EmptiedCheck {
         "pack: the database was emptied (zap, `convert --clear`) while the "
         "pack ran; pack it again if it should be packed");
   }
+  // After the pack itself moved the deletion record (over a zap's mark from before it
+  // began), in the same transaction.
+  void moved_by_pack() { at_start_ = read(); }
 
  private:
   int64_t read() {
@@ -358,6 +361,7 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
       const std::string t = std::to_string(newest.sql());
       session.exec(std::string("UPDATE ") + backend::kDeletionMarkTable +
                    " SET tid = CASE WHEN tid > " + t + " THEN tid ELSE " + t + " END WHERE id = 0");
+      emptied.moved_by_pack();
     }
     session.commit();
     result.objects_removed += removed.size();

@@ -310,6 +310,23 @@ TEST_P(Pack, ADatabaseEmptiedWhileThePackRunsStopsIt) {
   for (const uint64_t oid : {0, 2, 7}) EXPECT_FALSE(gone(*inst_, oid)) << oid;
 }
 
+// A zap's mark in the deletion record from before the pack (a database made by `convert
+// --clear`) is not a zap during it, even after the pack moved the record itself.
+TEST_P(Pack, AZapBeforeThePackIsNotOneDuringIt) {
+  RELSTORE_DATABASES_ONLY();
+  storage_->zap_all();
+  commit(*inst_, {{0, node({1})}, {1, node({})}});
+  std::map<uint64_t, std::string> older, newer;
+  for (uint64_t i = 0; i < 1000; ++i) {
+    older[200000 + i] = node({});  // removed in the second batch (higher OIDs)
+    newer[100000 + i] = node({});  // in the first, holding the newest TID
+  }
+  commit(*inst_, older);
+  commit(*inst_, newer);
+  EXPECT_EQ(storage_->pack(to(kMax)).objects_removed, 2000u);
+  EXPECT_EQ(storage_->len(), 2u);
+}
+
 // Two packs of one database do not run at once.
 TEST_P(Pack, ASecondPackWhileOneRunsIsRefused) {
   RELSTORE_DATABASES_ONLY();
