@@ -13,13 +13,19 @@
 namespace relstore::conformance {
 namespace {
 
+// relstore packs databases: Pack runs on those, PackOnFiles checks that a Data.fs (which
+// ZODB's zodbpack packs) refuses. Each executable instantiates the one its backend has.
 using Pack = StorageTest;
+using PackOnFiles = StorageTest;
 const Tid kMax(std::numeric_limits<uint64_t>::max());
 
-#define RELSTORE_DATABASES_ONLY()                                                       \
-  if (GetParam().name == "file")                                                        \
-  GTEST_SKIP() << "relstore packs databases; a Data.fs is packed with ZODB's zodbpack " \
-                  "(FileStorageCannotPack checks the refusal)"
+std::vector<Backend> with_files(bool files) {
+  std::vector<Backend> out;
+  for (const Backend& b : backends()) {
+    if ((b.name == "file") == files) out.push_back(b);
+  }
+  return out;
+}
 
 std::string node(const std::vector<uint64_t>& children) { return testing::mapping_of(children); }
 
@@ -40,8 +46,7 @@ bool gone(StorageInstance& inst, uint64_t oid) {
   }
 }
 
-TEST_P(Pack, FileStorageCannotPack) {
-  if (GetParam().name != "file") GTEST_SKIP() << "the Data.fs backend's refusal only";
+TEST_P(PackOnFiles, FileStorageCannotPack) {
   create(0, node({}));
   EXPECT_THROW(storage_->pack(to(kMax)), StorageError);
 }
@@ -49,7 +54,6 @@ TEST_P(Pack, FileStorageCannotPack) {
 // Line 26: superseded revisions at or before the pack time go; the one current then and
 // later ones stay.
 TEST_P(Pack, RemovesRevisionsSupersededAtThePackTime) {
-  RELSTORE_DATABASES_ONLY();
   create(0, node({1}));
   const Tid t1 = create(1, node({}));
   const Tid t2 = commit(*inst_, {{1, node({}) + "2"}}, {{1, t1}});
@@ -80,7 +84,6 @@ TEST_P(Pack, RemovesRevisionsSupersededAtThePackTime) {
 
 // Line 26: with GC, what the root does not reach goes; what it reaches stays.
 TEST_P(Pack, GcRemovesWhatTheRootDoesNotReach) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{0, node({1})}, {1, node({2})}, {2, node({})}, {3, node({4})}, {4, node({})}});
   const PackResult r = storage_->pack(to(kMax));
   EXPECT_EQ(r.objects_removed, 2u);
@@ -95,7 +98,6 @@ TEST_P(Pack, GcRemovesWhatTheRootDoesNotReach) {
 // Removing the object of the newest commit leaves the last TID where it was: TIDs and
 // polls never go back (history-free: the deletion record keeps it).
 TEST_P(Pack, TheLastTidStaysWhenTheNewestObjectGoes) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{0, node({1})}, {1, node({})}});
   const Tid newest = create(3, node({}));
   EXPECT_EQ(storage_->pack(to(kMax)).objects_removed, 1u);
@@ -111,7 +113,6 @@ TEST_P(Pack, TheLastTidStaysWhenTheNewestObjectGoes) {
 // Removing older rows only leaves the history-free deletion record alone: every relstore
 // process's poll would read its move as "everything changed".
 TEST_P(Pack, RemovingOlderObjectsLeavesTheDeletionRecord) {
-  RELSTORE_DATABASES_ONLY();
   if (hp()) GTEST_SKIP() << "history-free only: the deletion record";
   const Tid t1 = commit(*inst_, {{0, node({1})}, {1, node({})}, {3, node({})}});
   commit(*inst_, {{0, node({1, 4})}, {4, node({})}}, {{0, t1}});
@@ -123,7 +124,6 @@ TEST_P(Pack, RemovingOlderObjectsLeavesTheDeletionRecord) {
 // The first transaction stays, empty and packed: its TID is what every relstore process's
 // poll compares (a history that starts elsewhere reads as a zap).
 TEST_P(Pack, TheFirstTransactionStaysWhenItEmpties) {
-  RELSTORE_DATABASES_ONLY();
   RELSTORE_HP_ONLY(26, "history-free databases have no transaction rows");
   const Tid t1 = commit(*inst_, {{0, node({5})}, {5, node({})}});
   commit(*inst_, {{0, node({5}) + "2"}, {5, node({}) + "2"}}, {{0, t1}, {5, t1}});
@@ -140,7 +140,6 @@ TEST_P(Pack, TheFirstTransactionStaysWhenItEmpties) {
 // The JSON mirror's rows of removed objects go in the same transaction: in-commit, the
 // mirror stays equal to the current objects (json-mirror.md).
 TEST_P(Pack, TheMirrorLosesTheRowsOfRemovedObjects) {
-  RELSTORE_DATABASES_ONLY();
   mirror_enable(uri_, MirrorMode::in_commit);
   commit(*inst_, {{0, node({1})}, {1, node({})}, {3, node({})}});
   ASSERT_EQ(mirror_status(uri_).rows, 3u);
@@ -154,7 +153,6 @@ TEST_P(Pack, TheMirrorLosesTheRowsOfRemovedObjects) {
 // far apart (one of them at 2**63 and above, a negative BIGINT in SQL), all go or stay as
 // they should.
 TEST_P(Pack, LargeRemovalsAndSparseOidsAreHandledWhole) {
-  RELSTORE_DATABASES_ONLY();
   const uint64_t high = (uint64_t{1} << 63) + 5;
   std::map<uint64_t, std::string> data{{0, node({5, 20005, high})}, {high, node({77})}};
   for (const uint64_t oid : {uint64_t{5}, uint64_t{20005}, uint64_t{77}}) data[oid] = node({});
@@ -179,7 +177,6 @@ TEST_P(Pack, LargeRemovalsAndSparseOidsAreHandledWhole) {
 // A record whose references cannot be read stops a GC pack before it removes anything,
 // naming the oid; without GC the pack does not read references.
 TEST_P(Pack, AnUnreadableRecordStopsGcBeforeAnyRemoval) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{0, node({1})}, {1, "not a pickle"}, {3, node({})}});
   try {
     storage_->pack(to(kMax));
@@ -195,7 +192,6 @@ TEST_P(Pack, AnUnreadableRecordStopsGcBeforeAnyRemoval) {
 
 // Without a root object, garbage collection refuses rather than remove every object.
 TEST_P(Pack, WithoutARootGcRefusesAndRemovesNothing) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{1, node({2})}, {2, node({})}});
   try {
     storage_->pack(to(kMax));
@@ -209,7 +205,6 @@ TEST_P(Pack, WithoutARootGcRefusesAndRemovesNothing) {
 
 // Line 26: without GC unreachable objects stay.
 TEST_P(Pack, WithoutGcUnreachableObjectsStay) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{0, node({1})}, {1, node({})}, {3, node({})}});
   EXPECT_EQ(storage_->pack(to(kMax, false)).objects_removed, 0u);
   EXPECT_FALSE(gone(*inst_, 3));
@@ -218,7 +213,6 @@ TEST_P(Pack, WithoutGcUnreachableObjectsStay) {
 // History-preserving GC looks at the pack time: an object the root reached then stays,
 // even if a later commit unlinked it; a pack to after the unlinking removes it.
 TEST_P(Pack, GcKeepsWhatWasReachableAtThePackTime) {
-  RELSTORE_DATABASES_ONLY();
   RELSTORE_HP_ONLY(26, "a history-free database knows only the current graph");
   const Tid t1 = commit(*inst_, {{0, node({1, 2})}, {1, node({})}, {2, node({})}});
   commit(*inst_, {{0, node({1})}}, {{0, t1}});
@@ -231,7 +225,6 @@ TEST_P(Pack, GcKeepsWhatWasReachableAtThePackTime) {
 // Line 27: an empty storage, a pack time before the first transaction or in the future,
 // and packing twice are no errors.
 TEST_P(Pack, EmptyEarlyFutureAndRepeatedPacksAreHarmless) {
-  RELSTORE_DATABASES_ONLY();
   EXPECT_TRUE(storage_->pack(to(kMax)).pack_tid.is_zero());
   const Tid t1 = commit(*inst_, {{0, node({1})}, {1, node({})}});
   const Tid t2 = commit(*inst_, {{1, node({}) + "2"}}, {{1, t1}});
@@ -248,7 +241,6 @@ TEST_P(Pack, EmptyEarlyFutureAndRepeatedPacksAreHarmless) {
 // Line 27: a commit between the pack's reading of the graph and its removals that links
 // an unreachable object back in keeps it.
 TEST_P(Pack, AnObjectLinkedWhileThePackRunsStays) {
-  RELSTORE_DATABASES_ONLY();
   const Tid t1 = commit(*inst_, {{0, node({1})}, {1, node({})}, {2, node({})}});
   auto other = storage_->new_instance();
   PackOptions o = to(kMax);
@@ -264,7 +256,6 @@ TEST_P(Pack, AnObjectLinkedWhileThePackRunsStays) {
 // Line 27: a pack waits for a commit that voted before it locked, and keeps what that
 // commit links in; the commit finishes normally.
 TEST_P(Pack, WaitsForACommitBetweenVoteAndFinish) {
-  RELSTORE_DATABASES_ONLY();
   const Tid t1 = commit(*inst_, {{0, node({1})}, {1, node({})}, {2, node({})}});
   auto other = storage_->new_instance();
   TransactionMetaData txn{"", "", ""};
@@ -290,7 +281,6 @@ TEST_P(Pack, WaitsForACommitBetweenVoteAndFinish) {
 // A database emptied while the pack runs (zap_all, as `convert --clear` does) and written
 // again: the pack stops before it removes anything of what came in.
 TEST_P(Pack, ADatabaseEmptiedWhileThePackRunsStopsIt) {
-  RELSTORE_DATABASES_ONLY();
   commit(*inst_, {{0, node({1})}, {1, node({})}, {2, node({})}});
   auto other = reopen();
   PackOptions o = to(kMax);
@@ -313,7 +303,6 @@ TEST_P(Pack, ADatabaseEmptiedWhileThePackRunsStopsIt) {
 // A zap's mark in the deletion record from before the pack (a database made by `convert
 // --clear`) is not a zap during it, even after the pack moved the record itself.
 TEST_P(Pack, AZapBeforeThePackIsNotOneDuringIt) {
-  RELSTORE_DATABASES_ONLY();
   storage_->zap_all();
   commit(*inst_, {{0, node({1})}, {1, node({})}});
   std::map<uint64_t, std::string> older, newer;
@@ -329,7 +318,6 @@ TEST_P(Pack, AZapBeforeThePackIsNotOneDuringIt) {
 
 // Two packs of one database do not run at once.
 TEST_P(Pack, ASecondPackWhileOneRunsIsRefused) {
-  RELSTORE_DATABASES_ONLY();
   if (GetParam().name == "sqlite") {
     GTEST_SKIP() << "SQLite's packs take turns on its write lock instead of refusing";
   }
@@ -343,7 +331,6 @@ TEST_P(Pack, ASecondPackWhileOneRunsIsRefused) {
 
 // Line 33: a deleted object's revisions go with the pack.
 TEST_P(Pack, RemovesADeletedObject) {
-  RELSTORE_DATABASES_ONLY();
   RELSTORE_HP_ONLY(33, "a history-free deletion removes the row itself");
   create(0, node({}));
   const Tid created = create(1, node({}));
@@ -358,12 +345,15 @@ TEST_P(Pack, RemovesADeletedObject) {
 
 // Line 31.
 TEST_P(Pack, ReadOnlyStorageRefusesToPack) {
-  RELSTORE_DATABASES_ONLY();
   create(0, node({}));
   EXPECT_THROW(reopen("read_only=true")->pack(to(kMax)), ReadOnlyError);
 }
 
-RELSTORE_CONFORMANCE_SUITE(Pack);
+INSTANTIATE_TEST_SUITE_P(Conformance, Pack, ::testing::ValuesIn(with_files(false)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Conformance, PackOnFiles, ::testing::ValuesIn(with_files(true)),
+                         backend_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Pack);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PackOnFiles);
 
 }  // namespace
 }  // namespace relstore::conformance
