@@ -149,24 +149,52 @@ bool MysqlLoadConnection::exists(Oid oid) {
   return out;
 }
 
+namespace {
+
+// Rows of tid, size, user, description, extension.
+std::vector<HistoryEntry> history_entries(Rows& r) {
+  std::vector<HistoryEntry> out;
+  while (r.next()) {
+    HistoryEntry e;
+    e.tid = Tid::from_sql(r.int64(0));
+    e.time = TimeStamp(e.tid).unix_time();
+    e.size = static_cast<uint64_t>(r.int64(1));
+    e.user = r.bytes(2);
+    e.description = r.bytes(3);
+    e.extension = r.bytes(4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<HistoryEntry> MysqlLoadConnection::history(Oid oid, size_t size) {
   std::vector<HistoryEntry> out;
   conn()
       .prepared(q_.history)
       .bind(1, oid.sql())
       .bind(2, static_cast<int64_t>(size))
-      .query([&](Rows& r) {
-        while (r.next()) {
-          HistoryEntry e;
-          e.tid = Tid::from_sql(r.int64(0));
-          e.time = TimeStamp(e.tid).unix_time();
-          e.size = static_cast<uint64_t>(r.int64(1));
-          e.user = r.bytes(2);
-          e.description = r.bytes(3);
-          e.extension = r.bytes(4);
-          out.push_back(std::move(e));
-        }
-      });
+      .query([&](Rows& r) { out = history_entries(r); });
+  return out;
+}
+
+std::vector<HistoryEntry> MysqlLoadConnection::undoable_transactions(Tid below, size_t limit) {
+  std::vector<HistoryEntry> out;
+  conn()
+      .prepared(kUndoableTransactions)
+      .bind(1, below.sql())
+      .bind(2, static_cast<int64_t>(limit))
+      .query([&](Rows& r) { out = history_entries(r); });
+  return out;
+}
+
+std::vector<std::pair<Oid, std::optional<Bytes>>> MysqlLoadConnection::transaction_records(
+    Tid tid) {
+  std::vector<std::pair<Oid, std::optional<Bytes>>> out;
+  conn().prepared(kIterRecords).bind(1, tid.sql()).query([&](Rows& r) {
+    while (r.next()) out.emplace_back(Oid::from_sql(r.int64(0)), r.optional_bytes(1));
+  });
   return out;
 }
 

@@ -29,6 +29,10 @@ inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = 
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
+// History-preserving: (below, limit) -> tid, 0, user, description, extension (undo_log).
+inline constexpr const char* kUndoableTransactions =
+    "SELECT tid, 0, username, description, COALESCE(extension, X'') FROM \"transaction\" "
+    "WHERE packed = 0 AND tid > 0 AND tid < ? ORDER BY tid DESC LIMIT ?";
 // Polls' marks (src/backend/deletion_mark.h): history-free deletions, and where a
 // history-preserving database's history starts.
 inline constexpr const char* kDeletionMark = "SELECT tid FROM relstore_hf_deletion WHERE id = 0";

@@ -26,7 +26,7 @@ void PgLoadConnection::connect() {
   conn->prepare({q_.last_tid, q_.poll, q_.load_current, q_.load_before, q_.history,
                  q_.current_records, q_.records_before, kLoadRevision, kExists});
   if (const Statement* mark = mark_statement()) conn->prepare({*mark});
-  if (loc_.keep_history) conn->prepare({kTipKept});
+  if (loc_.keep_history) conn->prepare({kTipKept, kUndoableTransactions, kIterRecords});
   conn->enter_pipeline();
   conn_ = std::move(conn);
 }
@@ -122,8 +122,10 @@ bool PgLoadConnection::exists(Oid oid) {
   return run(kExists, Params().int64(oid.sql())).rows() > 0;
 }
 
-std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
-  const Result r = run(q_.history, Params().int64(oid.sql()).int64(static_cast<int64_t>(size)));
+namespace {
+
+// Rows of tid, size, user, description, extension.
+std::vector<HistoryEntry> history_entries(const Result& r) {
   std::vector<HistoryEntry> out;
   for (int i = 0; i < r.rows(); ++i) {
     HistoryEntry e;
@@ -134,6 +136,27 @@ std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
     e.description = r.bytes(i, 3);
     e.extension = r.bytes(i, 4);
     out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<HistoryEntry> PgLoadConnection::history(Oid oid, size_t size) {
+  return history_entries(
+      run(q_.history, Params().int64(oid.sql()).int64(static_cast<int64_t>(size))));
+}
+
+std::vector<HistoryEntry> PgLoadConnection::undoable_transactions(Tid below, size_t limit) {
+  return history_entries(
+      run(kUndoableTransactions, Params().int64(below.sql()).int64(static_cast<int64_t>(limit))));
+}
+
+std::vector<std::pair<Oid, std::optional<Bytes>>> PgLoadConnection::transaction_records(Tid tid) {
+  const Result r = run(kIterRecords, Params().int64(tid.sql()));
+  std::vector<std::pair<Oid, std::optional<Bytes>>> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.emplace_back(Oid::from_sql(r.int64(i, 0)), r.optional_bytes(i, 1));
   }
   return out;
 }

@@ -29,6 +29,8 @@ class PgLoadConnection : public backend::LoadConnection {
   std::vector<std::pair<Oid, backend::StateRow>> current_records(Oid from,
                                                                  std::optional<Tid> before,
                                                                  size_t limit) override;
+  std::vector<HistoryEntry> undoable_transactions(Tid below, size_t limit) override;
+  std::vector<std::pair<Oid, std::optional<Bytes>>> transaction_records(Tid tid) override;
 
  private:
   void connect();

@@ -56,6 +56,12 @@ inline constexpr Statement kExists = {"exists",
                                       "SELECT 1 FROM object_state WHERE zoid = $1 LIMIT 1"};
 inline constexpr Statement kIterRecords = {
     "iter_records", "SELECT zoid, state FROM object_state WHERE tid = $1 ORDER BY zoid"};
+// History-preserving: (below, limit) -> tid, 0, user, description, extension (undo_log).
+inline constexpr Statement kUndoableTransactions = {
+    "undoable_transactions",
+    "SELECT tid, 0::bigint, username, description, COALESCE(extension, ''::bytea) "
+    "FROM \"transaction\" WHERE packed = FALSE AND tid > 0 AND tid < $1 "
+    "ORDER BY tid DESC LIMIT $2"};
 inline constexpr const char* kStateBytes =
     "SELECT COALESCE(SUM(state_size), 0)::bigint FROM object_state";
 // Which database this is, however it was reached (host name, address or socket): the

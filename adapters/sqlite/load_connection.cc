@@ -115,22 +115,52 @@ bool SqliteLoadConnection::exists(Oid oid) {
   });
 }
 
+namespace {
+
+// Rows of tid, size, user, description, extension.
+std::vector<HistoryEntry> history_entries(Stmt& s) {
+  std::vector<HistoryEntry> out;
+  while (s.step()) {
+    HistoryEntry e;
+    e.tid = Tid::from_sql(s.int64(0));
+    e.time = TimeStamp(e.tid).unix_time();
+    e.size = static_cast<uint64_t>(s.int64(1));
+    e.user = s.blob(2);
+    e.description = s.blob(3);
+    e.extension = s.blob(4);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<HistoryEntry> SqliteLoadConnection::history(Oid oid, size_t size) {
   return read([&] {
     Stmt& s = db_->prepared(q_.history);
     StmtScope scope(s);
     s.bind(1, oid.sql()).bind(2, static_cast<int64_t>(size));
-    std::vector<HistoryEntry> out;
-    while (s.step()) {
-      HistoryEntry e;
-      e.tid = Tid::from_sql(s.int64(0));
-      e.time = TimeStamp(e.tid).unix_time();
-      e.size = static_cast<uint64_t>(s.int64(1));
-      e.user = s.blob(2);
-      e.description = s.blob(3);
-      e.extension = s.blob(4);
-      out.push_back(std::move(e));
-    }
+    return history_entries(s);
+  });
+}
+
+std::vector<HistoryEntry> SqliteLoadConnection::undoable_transactions(Tid below, size_t limit) {
+  return read([&] {
+    Stmt& s = db_->prepared(kUndoableTransactions);
+    StmtScope scope(s);
+    s.bind(1, below.sql()).bind(2, static_cast<int64_t>(limit));
+    return history_entries(s);
+  });
+}
+
+std::vector<std::pair<Oid, std::optional<Bytes>>> SqliteLoadConnection::transaction_records(
+    Tid tid) {
+  return read([&] {
+    Stmt& s = db_->prepared(kIterRecords);
+    StmtScope scope(s);
+    s.bind(1, tid.sql());
+    std::vector<std::pair<Oid, std::optional<Bytes>>> out;
+    while (s.step()) out.emplace_back(Oid::from_sql(s.int64(0)), s.optional_blob(1));
     return out;
   });
 }

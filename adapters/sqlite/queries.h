@@ -35,6 +35,10 @@ inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = 
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
+// History-preserving: (below, limit) -> tid, 0, user, description, extension (undo_log).
+inline constexpr const char* kUndoableTransactions =
+    "SELECT tid, 0, username, description, COALESCE(extension, X'') FROM \"transaction\" "
+    "WHERE packed = 0 AND tid > 0 AND tid < ? ORDER BY tid DESC LIMIT ?";
 // History-preserving commits and restores.
 inline constexpr const char* kTidTaken = "SELECT 1 FROM \"transaction\" WHERE tid = ?";
 inline constexpr const char* kInsertTransaction =

@@ -73,6 +73,23 @@ struct RecordIterResult {
   std::optional<Oid> next;  // cursor for the following call; none at the end
 };
 
+// One entry of StorageInstance::undo_log, as ZODB's undoLog describes a transaction.
+struct UndoInfo {
+  std::string id;  // what undo() takes: undo_id(tid)
+  Tid tid;
+  double time = 0;  // seconds since the Unix epoch
+  Bytes user;
+  Bytes description;
+  Bytes extension;  // the pickled extension dict, verbatim
+};
+
+using UndoFilter = std::function<bool(const UndoInfo&)>;
+
+// ZODB's undo id of a transaction: the base64 of its TID's 8 bytes (12 characters).
+std::string undo_id(Tid tid);
+// The TID an undo id names. Throws UndoError for text that is not an undo id.
+Tid tid_of_undo_id(std::string_view id);
+
 // What a conflict resolver is given: the state the writer started from (none when the
 // storage no longer has it, e.g. history-free), the committed state and the new state.
 struct ConflictInput {
@@ -144,6 +161,19 @@ class StorageInstance {
   // Discards the transaction and releases every lock. Never throws; an unknown
   // transaction is ignored.
   virtual void tpc_abort(const TransactionMetaData& txn) noexcept = 0;
+
+  // --- undo (history-preserving; conformance.md lines 22-25) ---
+  // The transactions that can be undone (not packed), newest first: of those `filter`
+  // accepts, positions `first` … `last`-1; a negative `last` means -`last` entries from
+  // `first` (ZODB's undoLog). Empty on a history-free storage.
+  virtual std::vector<UndoInfo> undo_log(int64_t first = 0, int64_t last = -20,
+                                         const UndoFilter& filter = {});
+  // Within the transaction begun: gives every object transaction `id` changed back the
+  // state it had before that transaction (an object it created becomes absent). Returns
+  // those OIDs. Throws UndoError, leaving the transaction as it was, when `id` names no
+  // transaction that can be undone, when it created the root object, or when a later
+  // transaction changed one of its objects and no conflict resolver merges the change.
+  virtual std::vector<Oid> undo(std::string_view id, const TransactionMetaData& txn);
 
   // --- iteration ---
   virtual std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start = std::nullopt,

@@ -69,6 +69,12 @@ class LoadConnection {
   // records that were current just before that TID (a historical instance's view).
   virtual std::vector<std::pair<Oid, StateRow>> current_records(Oid from, std::optional<Tid> before,
                                                                 size_t limit) = 0;
+  // History-preserving (undo): up to `limit` transactions older than `below` that are not
+  // packed, newest first, with `size` zero.
+  virtual std::vector<HistoryEntry> undoable_transactions(Tid below, size_t limit) = 0;
+  // History-preserving (undo): the revisions transaction `tid` wrote, in OID order (state
+  // none: the object is absent in it).
+  virtual std::vector<std::pair<Oid, std::optional<Bytes>>> transaction_records(Tid tid) = 0;
 };
 
 // A record on its way into the database.

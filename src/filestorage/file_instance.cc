@@ -244,6 +244,26 @@ void FileInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData&
   add_write_check({oid, serial, Check::remove});
 }
 
+namespace {
+
+StorageError no_undo(const std::string& path) {
+  return StorageError(path +
+                      ": relstore does not undo transactions of a Data.fs (ZODB's FileStorage "
+                      "does); convert it into a history-preserving database to undo there");
+}
+
+}  // namespace
+
+std::vector<UndoInfo> FileInstance::undo_log(int64_t, int64_t, const UndoFilter&) {
+  throw no_undo(storage_.name());
+}
+
+std::vector<Oid> FileInstance::undo(std::string_view, const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
+  check_txn(txn, Phase::begun, "undo");
+  throw no_undo(storage_.name());
+}
+
 void FileInstance::add_write_check(const SerialCheck& check) {
   // An object written twice in one transaction is one record, checked (and resolved) once
   // against the serial it was first written with, as on the database backends.

@@ -42,6 +42,10 @@ class FileInstance : public StorageInstance {
   Tid tpc_finish(const TransactionMetaData& txn, const std::function<void(Tid)>& on_tid) override;
   void tpc_abort(const TransactionMetaData& txn) noexcept override;
 
+  // relstore undoes in databases; a Data.fs is undone by ZODB's FileStorage.
+  std::vector<UndoInfo> undo_log(int64_t first, int64_t last, const UndoFilter& filter) override;
+  std::vector<Oid> undo(std::string_view id, const TransactionMetaData& txn) override;
+
   std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start,
                                                 std::optional<Tid> stop) override;
   std::optional<RecordIterResult> record_iternext(std::optional<Oid> next) override;

@@ -10,6 +10,7 @@
 #include "md5.h"
 #include "relstore/errors.h"
 #include "storage/db_storage.h"
+#include "storage/undo.h"
 
 namespace relstore {
 namespace {
@@ -370,6 +371,60 @@ void DbInstance::delete_object(Oid oid, Tid serial, const TransactionMetaData& t
   require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
   check_txn(txn, Phase::begun, "delete_object");
   add_record(oid, serial, std::nullopt);
+}
+
+std::vector<UndoInfo> DbInstance::undo_log(int64_t first, int64_t last, const UndoFilter& filter) {
+  if (!storage_.keep_history()) return {};
+  ensure_snapshot();
+  return undo::log(first, last, filter, [&](Tid below, size_t limit) {
+    if (before_) below = std::min(below, *before_);
+    return load_conn().undoable_transactions(below, limit);
+  });
+}
+
+std::vector<Oid> DbInstance::undo(std::string_view id, const TransactionMetaData& txn) {
+  require_writable();  // ReadOnlyError first, as ZODB's read-only storages do
+  check_txn(txn, Phase::begun, "undo");
+  if (!storage_.keep_history()) {
+    throw UndoError("a history-free database keeps no history to undo");
+  }
+  const Tid tid = tid_of_undo_id(id);
+  ensure_snapshot();
+  // An id from another instance may name a transaction this snapshot does not see yet.
+  if (tid > snapshot_tid_) restart_snapshot();
+  auto& conn = load_conn();
+  const auto listed = conn.undoable_transactions(Tid(tid.value() + 1), 1);
+  if (listed.empty() || listed.front().tid != tid) {
+    throw UndoError("cannot undo transaction " + tid.hex() +
+                    ": the database has no such transaction, or a pack has removed its history");
+  }
+  // Every object is decided before any is added: an UndoError leaves the commit as it was.
+  // Objects changed earlier in this commit (a second undo) are judged by that state.
+  struct Change {
+    Oid oid;
+    Tid serial;
+    std::optional<Bytes> state;
+  };
+  std::vector<Change> changes;
+  for (auto& [oid, undone] : conn.transaction_records(tid)) {
+    undo::Revisions r{oid, std::move(undone), std::nullopt, std::nullopt, Tid(0)};
+    if (auto before = conn.load_before(oid, tid)) r.before = std::move(before->state);
+    Tid serial;
+    if (auto it = record_index_.find(oid); it != record_index_.end()) {
+      r.current = records_[it->second].state;
+      serial = r.current_tid = records_[it->second].prev_tid;
+    } else if (auto current = conn.load_current(oid)) {
+      r.current = std::move(current->state);
+      serial = r.current_tid = current->tid;
+    }
+    changes.push_back({oid, serial, undo::state_after(r, tid, storage_.resolver())});
+  }
+  std::vector<Oid> oids;
+  for (auto& c : changes) {
+    add_record(c.oid, c.serial, std::move(c.state));
+    oids.push_back(c.oid);
+  }
+  return oids;
 }
 
 Bytes DbInstance::resolve(const backend::ConflictRow& c, const backend::PendingRecord& mine) {

@@ -25,6 +25,7 @@ TEST_P(ModesAndDurability, ReadOnlyModeRefusesWritesAndServesReads) {
   EXPECT_THROW(ro->store(Oid(1), t1, "x", txn), ReadOnlyError);
   EXPECT_THROW(ro->delete_object(Oid(1), t1, txn), ReadOnlyError);
   EXPECT_THROW(ro->restore(Oid(1), t1, std::string("x"), txn), ReadOnlyError);
+  EXPECT_THROW(ro->undo(undo_id(t1), txn), ReadOnlyError);
   EXPECT_THROW(ro_storage->zap_all(), ReadOnlyError);
   EXPECT_EQ(inst_->load(Oid(1)).data, "v1");
 }

@@ -62,13 +62,21 @@ class JsonMirror : public ::testing::TestWithParam<Backend> {
   }
 
   // Random work through an instance: updates that copy other objects' states, new objects,
-  // deletions and one undecodable state.
+  // deletions, one undecodable state and, history-preserving, undos of the newest
+  // transaction (which bring back deleted objects and remove created ones).
   void random_work(Storage& st, int transactions) {
     auto inst = st.new_instance();
     std::mt19937 rng(11);
     for (int t = 0; t < transactions; ++t) {
       inst->poll_invalidations();
       TransactionMetaData txn{"tester", "random " + std::to_string(t), ""};
+      if (st.keep_history() && t % 7 == 6) {
+        inst->tpc_begin(txn);
+        inst->undo(inst->undo_log(0, 1).at(0).id, txn);
+        inst->tpc_vote(txn);
+        inst->tpc_finish(txn);
+        continue;
+      }
       std::vector<std::pair<Oid, Tid>> touched;
       std::map<Oid, std::optional<Bytes>> writes;
       for (int k = 0; k < 5; ++k) {
