@@ -327,6 +327,9 @@ StorageOptions StorageUri::options() const {
       o.cache_mb = static_cast<size_t>(parse_number(key, value));
     } else if (key == "commit_lock_timeout") {
       o.commit_lock_timeout = parse_number(key, value);
+    } else if (key == "blob_dir" || key == "blob-dir") {
+      once("blob directory", key, value);
+      o.blob_dir = value;
     } else if (key == "create") {
       o.create = parse_bool(key, value);
     } else {

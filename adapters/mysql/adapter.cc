@@ -78,7 +78,7 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
       init += "; SET autocommit = 0; ";
       init += trim_statements(embedded_sql("sql/mysql/temp_tables.sql"));
       replace_all(init, "{TEMP_ENGINE}", s.server.temp_engine());
-      statements += 7;
+      statements += 8;
       break;
     case Role::admin:
       // Procedures keep the client character set and collation they were created with.
@@ -91,7 +91,9 @@ std::unique_ptr<Connection> open_connection(const Settings& s, Role role,
     // The temporary tables ignore ROLLBACK (temp_tables.sql): a transaction that ends
     // without its finish must not leave rows for the next one.
     conn->also_on_rollback(
-        "DELETE FROM temp_store; DELETE FROM temp_read_current; DELETE FROM temp_json", 3);
+        "DELETE FROM temp_store; DELETE FROM temp_read_current; DELETE FROM temp_json; "
+        "DELETE FROM temp_blob_chunk; SET @relstore_blobs = NULL",
+        5);
   }
   return conn;
 }

@@ -133,6 +133,14 @@ std::optional<backend::StateRow> MysqlLoadConnection::load_revision(Oid oid, Tid
   return out;
 }
 
+std::optional<Bytes> MysqlLoadConnection::load_blob(Oid oid, Tid tid) {
+  std::optional<Bytes> out;
+  conn().prepared(kLoadBlob).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {
+    while (r.next()) out = out.value_or(Bytes()) + r.bytes(0);
+  });
+  return out;
+}
+
 std::optional<backend::BeforeRow> MysqlLoadConnection::load_before(Oid oid, Tid tid) {
   std::optional<backend::BeforeRow> out;
   conn().prepared(q_.load_before).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {

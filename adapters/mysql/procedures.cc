@@ -50,6 +50,7 @@ std::vector<Procedure> procedures(const ServerInfo& server, bool keep_history) {
   const std::string mode = keep_history ? "hp/" : "hf/";
   const std::string files[] = {
       "sql/mysql/relstore_make_tid.sql",
+      "sql/mysql/relstore_move_blobs.sql",
       "sql/mysql/" + mode + "relstore_lock_and_detect.sql",
       "sql/mysql/" + mode + "relstore_finish.sql",
       "sql/mysql/relstore_json_mirror_write.sql",

@@ -23,6 +23,9 @@ struct Queries {
 const Queries& queries(bool keep_history);
 
 // Shared by both modes.
+// A blob's content: LONGBLOB chunks of up to 1 MiB (both modes' tables have the columns).
+inline constexpr const char* kLoadBlob =
+    "SELECT chunk FROM blob_chunk WHERE zoid = ? AND tid = ? ORDER BY chunk_num";
 inline constexpr const char* kLoadRevision =
     "SELECT tid, state FROM object_state WHERE zoid = ? AND tid = ?";
 inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = ? LIMIT 1";

@@ -7,6 +7,7 @@
 #include "adapters/mysql/json_mirror.h"
 #include "adapters/mysql/named_lock.h"
 #include "adapters/mysql/upload.h"
+#include "backend/blob_chunks.h"
 #include "backend/forced_tid.h"
 #include "relstore/errors.h"
 
@@ -15,6 +16,12 @@ namespace {
 
 constexpr std::string_view kInsertTemp =
     "INSERT INTO temp_store (zoid, prev_tid, md5, state) VALUES ";
+
+// A vote's blobs go into temp_blob_chunk in RelStorage's chunks of 1 MiB, one statement
+// each, and the finish moves them (temp_tables.sql, relstore_finish.sql).
+constexpr std::string_view kInsertBlobChunk =
+    "INSERT INTO temp_blob_chunk (zoid, chunk_num, chunk) VALUES ";
+constexpr size_t kBlobChunk = 1 << 20;
 
 int lock_wait_seconds(double timeout) { return std::max(1, static_cast<int>(std::ceil(timeout))); }
 
@@ -183,7 +190,29 @@ std::vector<backend::ConflictRow> MysqlStoreConnection::try_vote(const backend::
     }
   }
   read_missing_committed_states(out);
+  upload_blobs(req.blobs);
   return out;
+}
+
+void MysqlStoreConnection::upload_blobs(std::span<const backend::PendingBlob> blobs) {
+  for (const auto& b : blobs) {
+    backend::read_blob_chunks(b.path, kBlobChunk, [&](int64_t num, Bytes&& chunk) {
+      UploadRows row;
+      row.count = 1;
+      row.size = [&](size_t) { return 64 + binary_literal_size(chunk); };
+      row.append = [&](std::string& sql, size_t) {
+        sql += '(' + std::to_string(b.oid.sql()) + ',' + std::to_string(num) + ',';
+        append_binary_literal(sql, chunk);
+        sql += ')';
+      };
+      row.name = [&](size_t) {
+        return "chunk " + std::to_string(num) + " of the blob of oid " + b.oid.hex();
+      };
+      // The variable tells relstore_finish that there are chunks to move.
+      upload(*conn_, settings_, kInsertBlobChunk, row, "SET @relstore_blobs = TRUE", 1, nullptr,
+             Context::vote);
+    });
+  }
 }
 
 // History-preserving votes read a conflict's committed state with a non-locking subquery,

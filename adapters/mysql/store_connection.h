@@ -37,6 +37,8 @@ class MysqlStoreConnection : public backend::StoreConnection {
   void hold_bulk_lock();
 
  private:
+  // Uploads the vote's blobs into temp_blob_chunk.
+  void upload_blobs(std::span<const backend::PendingBlob> blobs);
   void read_missing_committed_states(std::vector<backend::ConflictRow>& out);
   std::vector<backend::ConflictRow> try_vote(const backend::VoteRequest& req);
   // A vote creating the root (OID 0, which no allocator hands out) first takes a named

@@ -129,7 +129,7 @@ Tid finish_in_commit(Conn& conn, const backend::FinishRequest& req, FinishParams
   p.bytes(a.zoids.data()).bytes(a.class_names.data()).bytes(a.ghosts.data());
   p.bytes(a.states.data()).bytes(a.refs.data()).bytes(a.error_zoids.data());
   p.bytes(a.errors.data()).bytes(a.deleted.data());
-  return finish_and_commit(conn, kFinishMirror, p);
+  return finish_and_commit(conn, kFinishMirror, f);
 }
 
 Conn& Mirror::conn() {

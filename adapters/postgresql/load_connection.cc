@@ -110,6 +110,14 @@ std::optional<backend::StateRow> PgLoadConnection::load_revision(Oid oid, Tid ti
   return backend::StateRow{Tid::from_sql(r.int64(0, 0)), r.optional_bytes(0, 1)};
 }
 
+std::optional<Bytes> PgLoadConnection::load_blob(Oid oid, Tid tid) {
+  const Result r = run(kLoadBlob, Params().int64(oid.sql()).int64(tid.sql()));
+  if (!r.rows()) return std::nullopt;
+  Bytes out;
+  for (int i = 0; i < r.rows(); ++i) out += r.bytes(i, 0);
+  return out;
+}
+
 std::optional<backend::BeforeRow> PgLoadConnection::load_before(Oid oid, Tid tid) {
   const Result r = run(q_.load_before, Params().int64(oid.sql()).int64(tid.sql()));
   if (!r.rows()) return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include "adapters/postgresql/json_mirror.h"
 #include "adapters/postgresql/queries.h"
+#include "backend/blob_chunks.h"
 #include "backend/forced_tid.h"
 #include "relstore/errors.h"
 
@@ -38,6 +39,22 @@ constexpr Statement kFinish = {"finish",
                                "SELECT relstore_finish($1::BIGINT, $2::BOOLEAN, $3::BYTEA, "
                                "$4::BYTEA, $5::BYTEA, $6::BIGINT[], $7::TEXT[], $8::BYTEA[])"};
 constexpr Statement kFinishCommit = {"finish_commit", "COMMIT"};
+// A vote's blob goes into a large object (blob_chunk's chunk column, one per blob, as
+// RelStorage stores them) in pieces of at most this, so that none nears bytea's 1 GB.
+constexpr size_t kBlobPiece = 16 << 20;
+constexpr Statement kBlobCreate = {"", "SELECT lo_from_bytea(0, $1::bytea)::bigint"};
+constexpr Statement kBlobAppend = {"", "SELECT lo_put($1::bigint::oid, $2::bigint, $3::bytea)"};
+// The objects' rows, just written by the finish call, carry the commit's TID.
+constexpr Statement kBlobRowsHp = {
+    "",
+    "INSERT INTO blob_chunk (zoid, tid, chunk_num, chunk) SELECT u.zoid, c.tid, 0, u.lo::oid "
+    "FROM unnest($1::bigint[], $2::bigint[]) AS u(zoid, lo) "
+    "JOIN current_object c ON c.zoid = u.zoid"};
+constexpr Statement kBlobRowsHf = {
+    "",
+    "INSERT INTO blob_chunk (zoid, chunk_num, tid, chunk) SELECT u.zoid, 0, o.tid, u.lo::oid "
+    "FROM unnest($1::bigint[], $2::bigint[]) AS u(zoid, lo) "
+    "JOIN object_state o ON o.zoid = u.zoid"};
 constexpr const char* kCopyTempStore =
     "COPY temp_store (zoid, prev_tid, md5, state) FROM STDIN (FORMAT binary)";
 constexpr Statement kReplaceTemp = {
@@ -109,14 +126,34 @@ void PgStoreConnection::set_min_oid(Oid oid) {
 
 std::vector<backend::ConflictRow> PgStoreConnection::vote(const backend::VoteRequest& req) {
   ensure_open();
+  blob_los_.clear();
+  std::vector<backend::ConflictRow> conflicts;
   try {
-    return try_vote(req);
+    conflicts = try_vote(req);
   } catch (const DisconnectedError&) {
     if (conn_->ok()) throw;
     // Whatever the lost session did died with it (the transaction, its locks, its temp
     // rows), so the vote can start over on a new connection once.
     ensure_open();
-    return try_vote(req);
+    conflicts = try_vote(req);
+  }
+  upload_blobs(req.blobs);
+  return conflicts;
+}
+
+void PgStoreConnection::upload_blobs(std::span<const backend::PendingBlob> blobs) {
+  for (const auto& b : blobs) {
+    int64_t lo = 0;
+    int64_t offset = 0;
+    backend::read_blob_chunks(b.path, kBlobPiece, [&](int64_t num, Bytes&& piece) {
+      if (num == 0) {
+        lo = conn_->run(kBlobCreate, Params().bytes(piece), Context::vote).int64(0, 0);
+      } else {
+        conn_->run(kBlobAppend, Params().int64(lo).int64(offset).bytes(piece), Context::vote);
+      }
+      offset += static_cast<int64_t>(piece.size());
+    });
+    blob_los_.emplace_back(b.oid, lo);
   }
 }
 
@@ -258,11 +295,14 @@ Tid PgStoreConnection::finish(const backend::FinishRequest& req) {
                             "run again)");
   }
   FinishParams f(req, staged_);
+  if (!blob_los_.empty()) f.set_blobs(blob_los_, loc_.keep_history);
+  blob_los_.clear();
   if (req.mirror) return json_mirror::finish_in_commit(*conn_, req, f);
-  return finish_and_commit(*conn_, kFinish, f.params());
+  return finish_and_commit(*conn_, kFinish, f);
 }
 
 void PgStoreConnection::rollback() noexcept {
+  blob_los_.clear();  // the large objects go with the transaction
   if (conn_) conn_->rollback_quietly();
 }
 
@@ -285,11 +325,22 @@ FinishParams::FinishParams(const backend::FinishRequest& req, bool staged) {
   p_.bytes(zoids_.data()).bytes(md5s_.data()).bytes(states_.data());
 }
 
-Tid finish_and_commit(Conn& conn, const Statement& finish, const Params& p) {
+void FinishParams::set_blobs(const std::vector<std::pair<Oid, int64_t>>& large_objects,
+                             bool keep_history) {
+  for (const auto& [oid, lo] : large_objects) {
+    blob_zoids_.int64(oid.sql());
+    blob_los_.int64(lo);
+  }
+  blob_p_.bytes(blob_zoids_.data()).bytes(blob_los_.data());
+  blob_statement_ = keep_history ? &kBlobRowsHp : &kBlobRowsHf;
+}
+
+Tid finish_and_commit(Conn& conn, const Statement& finish, FinishParams& f) {
   conn.enter_pipeline();
   std::vector<Result> results;
   try {
-    conn.queue(finish, p);
+    conn.queue(finish, f.params());
+    if (f.blob_statement()) conn.queue(*f.blob_statement(), f.blob_params());
     conn.queue(kFinishCommit);
     conn.send_batch();
     results = conn.wait(Context::commit);

@@ -37,6 +37,8 @@ class PgStoreConnection : public backend::StoreConnection {
   // `call`); their results.
   std::vector<Result> vote_pipelined(const backend::VoteRequest& req, bool call);
   std::vector<Result> vote_with_copy(const backend::VoteRequest& req, bool call);
+  // Writes the vote's blobs into new large objects of the vote's transaction.
+  void upload_blobs(std::span<const backend::PendingBlob> blobs);
 
   const Location& loc_;
   backend::Adapter& adapter_;
@@ -45,6 +47,7 @@ class PgStoreConnection : public backend::StoreConnection {
   bool staged_ = false;            // the last vote copied its records into temp_store
   bool temp_store_used_ = false;   // temp_store has rows of an earlier vote (to truncate)
   bool mirror_in_commit_ = false;  // the last vote found the JSON mirror in in-commit mode
+  std::vector<std::pair<Oid, int64_t>> blob_los_;  // the vote's blobs: object, large object
 };
 
 // relstore_finish's parameters, with which relstore_finish_mirror's begin: forced TID,
@@ -56,16 +59,25 @@ class FinishParams {
   FinishParams(const FinishParams&) = delete;  // the parameters point into the arrays
   FinishParams& operator=(const FinishParams&) = delete;
   Params& params() { return p_; }
+  // The blob_chunk rows the commit adds: (object, large object) pairs, or none.
+  void set_blobs(const std::vector<std::pair<Oid, int64_t>>& large_objects, bool keep_history);
+  const Statement* blob_statement() const { return blob_statement_; }
+  const Params& blob_params() const { return blob_p_; }
 
  private:
   BinaryArray zoids_{BinaryArray::kInt8}, md5s_{BinaryArray::kText};
   BinaryArray states_{BinaryArray::kBytea};
   Params p_;
+  BinaryArray blob_zoids_{BinaryArray::kInt8}, blob_los_{BinaryArray::kInt8};
+  const Statement* blob_statement_ = nullptr;
+  Params blob_p_;
 };
 
 // Runs a finish call prepared on the store connection, which returns the TID, and COMMIT
 // in one pipelined message: one round trip. The TID is read only once the COMMIT's result
 // is in, so a returned TID is a committed one.
-Tid finish_and_commit(Conn& conn, const Statement& finish, const Params& p);
+// With blobs, their blob_chunk rows go in between (after the call has written the objects'
+// rows, whose TID they take).
+Tid finish_and_commit(Conn& conn, const Statement& finish, FinishParams& f);
 
 }  // namespace relstore::postgresql

@@ -94,6 +94,17 @@ std::optional<backend::StateRow> SqliteLoadConnection::load_revision(Oid oid, Ti
   });
 }
 
+std::optional<Bytes> SqliteLoadConnection::load_blob(Oid oid, Tid tid) {
+  return read([&]() -> std::optional<Bytes> {
+    Stmt& s = db_->prepared(kLoadBlob);
+    StmtScope scope(s);
+    s.bind(1, oid.sql()).bind(2, tid.sql());
+    std::optional<Bytes> out;
+    while (s.step()) out = out.value_or(Bytes()) + s.blob(0);
+    return out;
+  });
+}
+
 std::optional<backend::BeforeRow> SqliteLoadConnection::load_before(Oid oid, Tid tid) {
   return read([&]() -> std::optional<backend::BeforeRow> {
     Stmt& s = db_->prepared(q_.load_before);

@@ -29,6 +29,11 @@ class Db;
 Tid newest_finished_tid(Db& db, bool keep_history, bool has_deletion_mark);
 
 // Shared by both modes.
+// Both modes' blob_chunk have zoid, tid and chunk_num (in different orders).
+inline constexpr const char* kLoadBlob =
+    "SELECT chunk FROM blob_chunk WHERE zoid = ? AND tid = ? ORDER BY chunk_num";
+inline constexpr const char* kInsertBlobChunk =
+    "INSERT INTO blob_chunk (zoid, tid, chunk_num, chunk) VALUES (?, ?, ?, ?)";
 inline constexpr const char* kLoadRevision =
     "SELECT tid, state FROM object_state WHERE zoid = ? AND tid = ?";
 inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = ? LIMIT 1";

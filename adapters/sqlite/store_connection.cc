@@ -2,6 +2,8 @@
 
 #include "adapters/sqlite/errors.h"
 #include "adapters/sqlite/json_mirror.h"
+#include "adapters/sqlite/queries.h"
+#include "backend/blob_chunks.h"
 #include "backend/deletion_mark.h"
 #include "backend/forced_tid.h"
 #include "relstore/errors.h"
@@ -110,6 +112,7 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
   mirror_in_commit_ = json_mirror::read_mode(*db_) == MirrorMode::in_commit;
   db_->prepared("DELETE FROM temp_store").run();
   upload(req.records);
+  blobs_.assign(req.blobs.begin(), req.blobs.end());
   check_read_current(req.read_current);
   std::vector<backend::ConflictRow> out;
   if (req.check_conflicts) {
@@ -158,6 +161,19 @@ void SqliteStoreConnection::move(Tid tid) {
   }
 }
 
+void SqliteStoreConnection::write_blobs(Tid tid) {
+  Stmt& s = db_->prepared(kInsertBlobChunk);
+  for (const auto& b : blobs_) {
+    // One chunk: SQLite's BLOB holds up to its length limit (1 GB by default).
+    backend::read_blob_chunks(b.path, SIZE_MAX, [&](int64_t num, Bytes&& chunk) {
+      StmtScope scope(s);
+      s.bind(1, b.oid.sql()).bind(2, tid.sql()).bind(3, num).bind_blob(4, chunk);
+      s.step();
+    });
+  }
+  blobs_.clear();
+}
+
 Tid SqliteStoreConnection::last_finished_tid() {
   return newest_finished_tid(*db_, loc_.keep_history, has_deletion_mark_);
 }
@@ -176,6 +192,7 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
     s.step();
   }
   move(tid);
+  write_blobs(tid);
   if (req.mirror) json_mirror::write_in_commit(*db_, *req.mirror, tid);
   db_->prepared("DELETE FROM temp_store").run();
   try {
@@ -188,6 +205,7 @@ Tid SqliteStoreConnection::finish(const backend::FinishRequest& req) {
 
 void SqliteStoreConnection::rollback() noexcept {
   record_count_ = 0;
+  blobs_.clear();
   if (db_) db_->rollback_quietly();
 }
 

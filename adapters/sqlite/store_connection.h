@@ -28,6 +28,8 @@ class SqliteStoreConnection : public backend::StoreConnection {
 
  private:
   void upload(std::span<const backend::PendingRecord> records);
+  // Inserts the vote's blobs into blob_chunk with the commit's TID (after the move).
+  void write_blobs(Tid tid);
   void check_read_current(std::span<const backend::ReadCurrent> read_current);
   void move(Tid tid);
   Tid last_finished_tid();  // under the write lock
@@ -39,7 +41,8 @@ class SqliteStoreConnection : public backend::StoreConnection {
   std::unique_ptr<OidAllocator> oids_;
   const Queries& q_;
   size_t record_count_ = 0;
-  bool has_deletion_mark_ = false;  // history-free database with relstore_hf_deletion
+  std::vector<backend::PendingBlob> blobs_;  // the vote's, written by finish
+  bool has_deletion_mark_ = false;           // history-free database with relstore_hf_deletion
   bool mirror_in_commit_ = false;
 };
 

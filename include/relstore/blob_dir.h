@@ -51,6 +51,13 @@ class BlobDir {
   // The same, copying an existing file (e.g. the source storage's blob).
   void copy_blob(Oid oid, Tid tid, const std::string& source_file) const;
   std::string read_blob(Oid oid, Tid tid) const;
+  // Moves a caller's file into `tmp/` (a copy when it is on another filesystem) and
+  // returns its new path there: what a commit keeps until publish() or its removal.
+  std::string take(const std::string& file) const;
+  // Writes `content` to a new file under `tmp/` (synced) and returns its path.
+  std::string write_temporary(std::string_view content) const;
+  // Moves a finished file of `tmp/` into place as the committed blob, read-only.
+  void publish(const std::string& tmp, Oid oid, Tid tid) const;
   // Removes what an interrupted write of relstore's left in `tmp/` (never ZODB's own
   // files there); only for the one process writing this directory.
   void remove_stale_temporaries() const;
@@ -59,8 +66,8 @@ class BlobDir {
   BlobDir(std::string dir, BlobLayout layout, bool guessed = false)
       : dir_(std::move(dir)), layout_(layout), guessed_(guessed) {}
   std::string oid_dir(Oid oid) const;
-  // Moves a finished temporary file into place.
-  void publish(const std::string& tmp, Oid oid, Tid tid) const;
+  // A new empty file under `tmp/` named relstore-…, closed.
+  std::string new_temporary() const;
 
   std::string dir_;
   BlobLayout layout_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -174,6 +175,18 @@ class StorageInstance {
   // transaction that can be undone, when it created the root object, or when a later
   // transaction changed one of its objects and no conflict resolver merges the change.
   virtual std::vector<Oid> undo(std::string_view id, const TransactionMetaData& txn);
+
+  // --- blobs (conformance.md lines 37-38; the storage needs a blob directory) ---
+  // store() of a blob record whose content is the file `blob_file`. The storage takes the
+  // file (it is moved away; the caller must not use it again) and removes it if the
+  // transaction is aborted.
+  virtual void store_blob(Oid oid, std::optional<Tid> serial, const Bytes& data,
+                          const std::string& blob_file, const TransactionMetaData& txn);
+  // The path of the committed blob file of revision `tid` of `oid`, read-only. Throws
+  // POSKeyError when that revision has no blob.
+  virtual std::string load_blob(Oid oid, Tid tid);
+  // The committed blob, opened for reading (load_blob's file).
+  std::ifstream open_committed_blob(Oid oid, Tid tid);
 
   // --- iteration ---
   virtual std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start = std::nullopt,

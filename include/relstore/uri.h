@@ -30,6 +30,9 @@ struct StorageOptions {
   bool create = true;
   // The clock TIDs come from where the client chooses them (SQLite); null = system clock.
   std::shared_ptr<Clock> clock;
+  // Where blob files are kept: for a database, a cache of the contents its blob_chunk
+  // table holds (RelStorage's blob-dir with shared-blob-dir false). Empty: no blobs.
+  std::string blob_dir;
   // Parameters relstore does not know itself; the adapter decides (libpq options, pragmas).
   std::map<std::string, std::string> driver;
 };

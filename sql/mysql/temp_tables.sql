@@ -18,6 +18,13 @@ CREATE TEMPORARY TABLE IF NOT EXISTS temp_read_current (
   tid BIGINT NOT NULL,
   PRIMARY KEY (zoid, tid)
 ) ENGINE = {TEMP_ENGINE};
+-- Blob chunks of the transaction being committed (relstore_finish gives them its TID).
+CREATE TEMPORARY TABLE IF NOT EXISTS temp_blob_chunk (
+  zoid BIGINT NOT NULL,
+  chunk_num BIGINT NOT NULL,
+  chunk LONGBLOB NOT NULL,
+  PRIMARY KEY (zoid, chunk_num)
+) ENGINE = {TEMP_ENGINE};
 -- JSON mirror entries on their way into object_json (relstore_json_mirror_write): a
 -- decoded row (state set), an undecodable state (message set) or a removal (neither).
 -- Binary columns, converted on the way in, so that whatever the server refuses is refused

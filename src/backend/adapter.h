@@ -75,6 +75,9 @@ class LoadConnection {
   // History-preserving (undo): the revisions transaction `tid` wrote, in OID order (state
   // none: the object is absent in it).
   virtual std::vector<std::pair<Oid, std::optional<Bytes>>> transaction_records(Tid tid) = 0;
+  // The content of revision `tid`'s blob (blob_chunk's chunks in order), none when that
+  // revision has no blob in the snapshot.
+  virtual std::optional<Bytes> load_blob(Oid oid, Tid tid) = 0;
 };
 
 // A record on its way into the database.
@@ -88,6 +91,12 @@ struct PendingRecord {
   std::optional<std::string> md5;
 };
 
+// A blob file going into the database with its object's record.
+struct PendingBlob {
+  Oid oid;
+  std::string path;  // read by the store connection; the instance owns the file
+};
+
 struct ReadCurrent {
   Oid oid;
   Tid serial;
@@ -96,8 +105,9 @@ struct ReadCurrent {
 struct VoteRequest {
   std::span<const PendingRecord> records;  // sorted by OID
   std::span<const ReadCurrent> read_current;
-  bool check_conflicts = true;    // false for restore
-  std::optional<Tid> forced_tid;  // the TID finish will use, when the caller chose it
+  std::span<const PendingBlob> blobs;  // sorted by OID; finish stores them with the TID
+  bool check_conflicts = true;         // false for restore
+  std::optional<Tid> forced_tid;       // the TID finish will use, when the caller chose it
   double lock_timeout = 30.0;
 };
 
@@ -127,7 +137,8 @@ struct FinishRequest {
 class StoreConnection {
  public:
   virtual ~StoreConnection() = default;
-  // Uploads the records, takes readCurrent and object locks, and returns conflicts.
+  // Uploads the records (and blob contents), takes readCurrent and object locks, and
+  // returns conflicts. Finish writes the blobs' blob_chunk rows with the commit's TID.
   // Throws ReadConflictError for a stale readCurrent, LockConflictError on lock timeout.
   virtual std::vector<ConflictRow> vote(const VoteRequest& req) = 0;
   // Replaces uploaded records whose conflicts were resolved.

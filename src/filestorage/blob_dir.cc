@@ -223,36 +223,56 @@ void BlobDir::publish(const std::string& tmp, Oid oid, Tid tid) const {
   sync_path(oid_dir(oid), true);
 }
 
+std::string BlobDir::write_temporary(std::string_view content) const {
+  const std::string tmp = new_temporary();
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  bool ok = fd >= 0;
+  for (size_t done = 0; ok && done < content.size();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    ok = n >= 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!ok) {
+    fsys::remove(tmp);
+    throw StorageError("cannot write a blob to " + tmp);
+  }
+  return tmp;
+}
+
 void BlobDir::write_blob(Oid oid, Tid tid, std::string_view content) const {
+  publish(write_temporary(content), oid, tid);
+}
+
+std::string BlobDir::new_temporary() const {
   make_dirs(fsys::path(dir_) / "tmp");
   std::string tmp = (fsys::path(dir_) / "tmp" / "relstore-XXXXXX").string();
   const int fd = mkstemp(tmp.data());
   if (fd < 0) throw StorageError("cannot create a temporary blob file in " + dir_ + "/tmp");
-  size_t done = 0;
-  while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0) {
-      ::close(fd);
-      fsys::remove(tmp);
-      throw StorageError("cannot write blob of oid " + oid.hex() + " to " + tmp);
-    }
-    done += static_cast<size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
   ::close(fd);
-  if (!synced) {
-    fsys::remove(tmp);
-    throw StorageError("cannot sync blob of oid " + oid.hex() + " in " + tmp);
+  return tmp;
+}
+
+std::string BlobDir::take(const std::string& file) const {
+  const std::string tmp = new_temporary();
+  std::error_code ec;
+  fsys::rename(file, tmp, ec);
+  if (ec == std::errc::cross_device_link) {
+    ec.clear();
+    fsys::copy_file(file, tmp, fsys::copy_options::overwrite_existing, ec);
+    if (!ec) fsys::remove(file, ec);
   }
-  publish(tmp, oid, tid);
+  if (ec) {
+    fsys::remove(tmp);
+    fail("cannot take blob file " + file + " into " + dir_ + "/tmp", ec);
+  }
+  sync_path(tmp, false);
+  return tmp;
 }
 
 void BlobDir::copy_blob(Oid oid, Tid tid, const std::string& source_file) const {
-  make_dirs(fsys::path(dir_) / "tmp");
-  std::string tmp = (fsys::path(dir_) / "tmp" / "relstore-XXXXXX").string();
-  const int fd = mkstemp(tmp.data());
-  if (fd < 0) throw StorageError("cannot create a temporary blob file in " + dir_ + "/tmp");
-  ::close(fd);
+  const std::string tmp = new_temporary();
   std::error_code ec;
   fsys::copy_file(source_file, tmp, fsys::copy_options::overwrite_existing, ec);
   if (ec) {

@@ -331,6 +331,7 @@ void DbInstance::tpc_begin(const TransactionMetaData& txn, std::optional<Tid> ti
 }
 
 void DbInstance::add_record(Oid oid, Tid prev, std::optional<Bytes> state) {
+  drop_blob(oid);  // a blob stored with an earlier record of this commit is not this one's
   if (auto it = record_index_.find(oid); it != record_index_.end()) {
     // Stored twice in one transaction: the last state wins, the first serial stays.
     records_[it->second].state = std::move(state);
@@ -404,11 +405,16 @@ std::vector<Oid> DbInstance::undo(std::string_view id, const TransactionMetaData
     Oid oid;
     Tid serial;
     std::optional<Bytes> state;
+    std::optional<Bytes> blob;  // the blob of the revision brought back, when it has one
   };
   std::vector<Change> changes;
   for (auto& [oid, undone] : conn.transaction_records(tid)) {
     undo::Revisions r{oid, std::move(undone), std::nullopt, std::nullopt, Tid(0)};
-    if (auto before = conn.load_before(oid, tid)) r.before = std::move(before->state);
+    std::optional<Tid> before_tid;
+    if (auto before = conn.load_before(oid, tid)) {
+      r.before = std::move(before->state);
+      before_tid = before->start;
+    }
     Tid serial;
     if (auto it = record_index_.find(oid); it != record_index_.end()) {
       r.current = records_[it->second].state;
@@ -417,11 +423,19 @@ std::vector<Oid> DbInstance::undo(std::string_view id, const TransactionMetaData
       r.current = std::move(current->state);
       serial = r.current_tid = current->tid;
     }
-    changes.push_back({oid, serial, undo::state_after(r, tid, storage_.resolver())});
+    Change c{oid, serial, undo::state_after(r, tid, storage_.resolver()), std::nullopt};
+    // The revision brought back as it was takes its blob along (a merged state has none:
+    // blobs do not resolve conflicts).
+    if (before_tid && c.state && c.state == r.before) {
+      c.blob = conn.load_blob(oid, *before_tid);
+      if (c.blob) storage_.blob_dir("undo of a blob revision");
+    }
+    changes.push_back(std::move(c));
   }
   std::vector<Oid> oids;
   for (auto& c : changes) {
     add_record(c.oid, c.serial, std::move(c.state));
+    if (c.blob) add_blob_content(c.oid, *c.blob);
     oids.push_back(c.oid);
   }
   return oids;
@@ -474,6 +488,8 @@ std::vector<Oid> DbInstance::tpc_vote(const TransactionMetaData& txn) {
     backend::VoteRequest req;
     req.records = records_;
     req.read_current = read_current_;
+    const auto blobs = pending_blobs();
+    req.blobs = blobs;
     req.check_conflicts = !restoring_;
     req.forced_tid = forced_tid_;
     req.lock_timeout = storage_.options().commit_lock_timeout;
@@ -540,6 +556,7 @@ Tid DbInstance::tpc_finish(const TransactionMetaData& txn, const std::function<v
   }
   storage_.count_commit();
   storage_.give_back(std::move(store_));
+  publish_blobs(tid);
   for (const auto& r : records_) {
     if (r.state) {
       storage_.cache().put(r.oid, tid, *r.state, generation);
@@ -592,6 +609,7 @@ void DbInstance::reset_txn() noexcept {
   records_.clear();
   record_index_.clear();
   read_current_.clear();
+  discard_blobs();
 }
 
 }  // namespace relstore

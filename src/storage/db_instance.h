@@ -2,6 +2,7 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <unordered_map>
@@ -48,6 +49,11 @@ class DbInstance : public StorageInstance {
   std::vector<UndoInfo> undo_log(int64_t first, int64_t last, const UndoFilter& filter) override;
   std::vector<Oid> undo(std::string_view id, const TransactionMetaData& txn) override;
 
+  // db_blobs.cc
+  void store_blob(Oid oid, std::optional<Tid> serial, const Bytes& data,
+                  const std::string& blob_file, const TransactionMetaData& txn) override;
+  std::string load_blob(Oid oid, Tid tid) override;
+
   std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start,
                                                 std::optional<Tid> stop) override;
   std::optional<RecordIterResult> record_iternext(std::optional<Oid> next) override;
@@ -73,6 +79,13 @@ class DbInstance : public StorageInstance {
   void note_known(Oid oid, Tid tid);
   // Empties the shared state cache and reads on in its new generation.
   void forget_cached_states();
+  // The commit's blob files (db_blobs.cc): added, listed for the vote, dropped when the
+  // object's record is replaced, moved into the blob directory by finish or removed.
+  void add_blob_content(Oid oid, const Bytes& content);
+  std::vector<backend::PendingBlob> pending_blobs() const;
+  void drop_blob(Oid oid) noexcept;
+  void publish_blobs(Tid tid) noexcept;
+  void discard_blobs() noexcept;
   class OwningIterator;
 
   std::shared_ptr<DbStorage> owner_;
@@ -106,6 +119,7 @@ class DbInstance : public StorageInstance {
   std::vector<backend::PendingRecord> records_;
   std::unordered_map<Oid, size_t> record_index_;
   std::vector<backend::ReadCurrent> read_current_;
+  std::map<Oid, std::string> blobs_;  // oid -> its blob file under the blob directory
   std::unique_ptr<backend::StoreConnection> store_;
   bool restoring_ = false;
   std::unique_ptr<RecordDecoder> decoder_;  // for in-commit JSON mirror rows

@@ -15,6 +15,16 @@ DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions o
       options_(std::move(options)),
       cache_(options_.cache_mb * 1024 * 1024) {
   if (!options_.clock) options_.clock = system_clock();
+  if (!options_.blob_dir.empty()) blob_dir_.emplace(BlobDir::create(options_.blob_dir));
+}
+
+const BlobDir& DbStorage::blob_dir(const std::string& what) const {
+  if (!blob_dir_) {
+    throw StorageError(adapter_->describe() + ": " + what +
+                       " needs a blob directory: give the option blob_dir=PATH (RelStorage's "
+                       "blob-dir), where the blobs the database holds are cached as files");
+  }
+  return *blob_dir_;
 }
 
 DbStorage::~DbStorage() = default;

@@ -4,10 +4,12 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <vector>
 
 #include "backend/adapter.h"
+#include "relstore/blob_dir.h"
 #include "relstore/clock.h"
 #include "relstore/storage.h"
 #include "storage/state_cache.h"
@@ -37,6 +39,9 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;
   PackResult pack(const PackOptions& options) override;  // pack.cc
+  // The blob directory of the options; StorageError saying how to give one when there is
+  // none and `what` needs it.
+  const BlobDir& blob_dir(const std::string& what) const;
   void close() override;
 
   // --- for instances ---
@@ -110,6 +115,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   std::unique_ptr<backend::Adapter> adapter_;
   StorageOptions options_;
   StateCache cache_;
+  std::optional<BlobDir> blob_dir_;
   std::shared_mutex visibility_;
 
   mutable std::mutex resolver_mu_;

@@ -55,6 +55,11 @@ void check_file_uri_options(const StorageOptions& options) {
     throw ConfigError(
         "a FileStorage (file: URI) always keeps history; history=free does not apply");
   }
+  if (!options.blob_dir.empty()) {
+    throw ConfigError(
+        "option blob_dir does not apply to a file: URI: relstore reads a Data.fs's blobs "
+        "only when converting it (relstore convert --source-blob-dir)");
+  }
   for (const auto& [key, value] : options.driver) {
     if (key != "write" && key != "fsync") {
       throw ConfigError("option " + key +

@@ -16,6 +16,22 @@ bool required(const std::string& backend) {
   return false;
 }
 
+std::vector<Backend> database_backends(std::optional<bool> keep_history) {
+  std::vector<Backend> out;
+  for (const Backend& b : backends()) {
+    if (b.name != "file" && (!keep_history || b.keep_history == *keep_history)) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Backend> file_backends() {
+  std::vector<Backend> out;
+  for (const Backend& b : backends()) {
+    if (b.name == "file") out.push_back(b);
+  }
+  return out;
+}
+
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info) {
   return info.param.label();
 }

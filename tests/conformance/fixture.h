@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "conformance/context.h"
 #include "relstore/clock.h"
@@ -44,6 +45,11 @@ class StorageTest : public ::testing::TestWithParam<Backend> {
   std::unique_ptr<Storage> storage_;
   std::unique_ptr<StorageInstance> inst_;
 };
+
+// The backends of the suite that are databases (of one history mode, when given), and
+// the Data.fs ones: for behaviours only one kind has.
+std::vector<Backend> database_backends(std::optional<bool> keep_history = std::nullopt);
+std::vector<Backend> file_backends();
 
 // Names like "sqlite_hp" so ctest names end in /sqlite_hp.
 std::string backend_name(const ::testing::TestParamInfo<Backend>& info);

@@ -19,14 +19,6 @@ using Pack = StorageTest;
 using PackOnFiles = StorageTest;
 const Tid kMax(std::numeric_limits<uint64_t>::max());
 
-std::vector<Backend> with_files(bool files) {
-  std::vector<Backend> out;
-  for (const Backend& b : backends()) {
-    if ((b.name == "file") == files) out.push_back(b);
-  }
-  return out;
-}
-
 std::string node(const std::vector<uint64_t>& children) { return testing::mapping_of(children); }
 
 PackOptions to(Tid tid, bool gc = true) {
@@ -349,8 +341,8 @@ TEST_P(Pack, ReadOnlyStorageRefusesToPack) {
   EXPECT_THROW(reopen("read_only=true")->pack(to(kMax)), ReadOnlyError);
 }
 
-INSTANTIATE_TEST_SUITE_P(Conformance, Pack, ::testing::ValuesIn(with_files(false)), backend_name);
-INSTANTIATE_TEST_SUITE_P(Conformance, PackOnFiles, ::testing::ValuesIn(with_files(true)),
+INSTANTIATE_TEST_SUITE_P(Conformance, Pack, ::testing::ValuesIn(database_backends()), backend_name);
+INSTANTIATE_TEST_SUITE_P(Conformance, PackOnFiles, ::testing::ValuesIn(file_backends()),
                          backend_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Pack);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PackOnFiles);

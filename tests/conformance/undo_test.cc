@@ -16,22 +16,6 @@ using Undo = StorageTest;
 using UndoWithoutHistory = StorageTest;
 using UndoOnFiles = StorageTest;
 
-std::vector<Backend> databases(bool keep_history) {
-  std::vector<Backend> out;
-  for (const Backend& b : backends()) {
-    if (b.keep_history == keep_history && b.name != "file") out.push_back(b);
-  }
-  return out;
-}
-
-std::vector<Backend> files() {
-  std::vector<Backend> out;
-  for (const Backend& b : backends()) {
-    if (b.name == "file") out.push_back(b);
-  }
-  return out;
-}
-
 // Undoes the transactions `ids` in one commit; returns the OIDs each undo reported, in
 // order, and the commit's TID.
 std::pair<std::vector<Oid>, Tid> undo_all(StorageInstance& inst, const std::vector<Tid>& tids) {
@@ -281,10 +265,12 @@ TEST_P(UndoOnFiles, ADataFsIsNotUndoneByRelstore) {
 
 }  // namespace
 
-INSTANTIATE_TEST_SUITE_P(Conformance, Undo, ::testing::ValuesIn(databases(true)), backend_name);
-INSTANTIATE_TEST_SUITE_P(Conformance, UndoWithoutHistory, ::testing::ValuesIn(databases(false)),
+INSTANTIATE_TEST_SUITE_P(Conformance, Undo, ::testing::ValuesIn(database_backends(true)),
                          backend_name);
-INSTANTIATE_TEST_SUITE_P(Conformance, UndoOnFiles, ::testing::ValuesIn(files()), backend_name);
+INSTANTIATE_TEST_SUITE_P(Conformance, UndoWithoutHistory,
+                         ::testing::ValuesIn(database_backends(false)), backend_name);
+INSTANTIATE_TEST_SUITE_P(Conformance, UndoOnFiles, ::testing::ValuesIn(file_backends()),
+                         backend_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(Undo);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(UndoWithoutHistory);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(UndoOnFiles);

@@ -117,9 +117,9 @@ TEST_F(MysqlSchema, NewDatabaseGetsRelStoragesSchema) {
       EXPECT_EQ(column_type(*conn, "current_object", "zoid"), "");
     }
     const auto procs = procedures_in(*conn);
-    for (const char* p : {"relstore_make_tid", "relstore_lock_and_detect", "relstore_finish",
-                          "relstore_json_mirror_write", "relstore_json_mirror_rows",
-                          "relstore_json_mirror_apply_batch"}) {
+    for (const char* p : {"relstore_make_tid", "relstore_move_blobs", "relstore_lock_and_detect",
+                          "relstore_finish", "relstore_json_mirror_write",
+                          "relstore_json_mirror_rows", "relstore_json_mirror_apply_batch"}) {
       EXPECT_TRUE(procs.count(p)) << p;
     }
     EXPECT_FALSE(open_storage(uri_for(db_of(uri)))->keep_history() != hp) << "mode detected";

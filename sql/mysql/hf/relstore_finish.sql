@@ -56,6 +56,10 @@ BEGIN
     SELECT t.zoid, v_tid, LENGTH(t.state), t.state FROM temp_store t
     WHERE t.state IS NOT NULL ORDER BY t.zoid
     ON DUPLICATE KEY UPDATE tid = v_tid, state_size = LENGTH(t.state), state = t.state;
+  -- A vote with blobs left their chunks in temp_blob_chunk and set @relstore_blobs.
+  IF @relstore_blobs THEN
+    CALL relstore_move_blobs(v_tid);
+  END IF;
   IF p_mirror THEN
     -- In-commit JSON mirror: the commit's rows (uploaded to temp_json with the call) go in
     -- with the data. last_tid follows only while the mirror holds everything before this

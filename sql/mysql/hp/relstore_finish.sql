@@ -34,6 +34,10 @@ BEGIN
   INSERT INTO current_object (zoid, tid)
     SELECT zoid, v_tid FROM temp_store ORDER BY zoid
     ON DUPLICATE KEY UPDATE tid = v_tid;
+  -- A vote with blobs left their chunks in temp_blob_chunk and set @relstore_blobs.
+  IF @relstore_blobs THEN
+    CALL relstore_move_blobs(v_tid);
+  END IF;
   -- In-commit JSON mirror: the commit's rows (uploaded to temp_json with the call) go in
   -- with the data.
   IF p_mirror THEN
