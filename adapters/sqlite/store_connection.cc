@@ -162,6 +162,7 @@ void SqliteStoreConnection::move(Tid tid) {
 }
 
 void SqliteStoreConnection::write_blobs(Tid tid) {
+  if (blobs_.empty()) return;
   Stmt& s = db_->prepared(kInsertBlobChunk);
   for (const auto& b : blobs_) {
     // One chunk: SQLite's BLOB holds up to its length limit (1 GB by default).
