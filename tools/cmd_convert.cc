@@ -152,13 +152,14 @@ void add_convert_command(CLI::App& app) {
   cmd->add_flag("--verify", a->options.verify,
                 "afterwards compare source and destination record by record");
   cmd->add_flag("--skip-blobs", a->options.skip_blobs,
-                "copy blob records without their contents when the destination cannot hold "
-                "them, and report how many");
+                "copy blob records without their contents when the source has none or the "
+                "destination cannot hold them, and report how many");
   cmd->add_option(
       "--source-blob-dir", a->options.source_blob_dir,
       "blob directory of the source: a Data.fs's, or a database's shared blob directory");
   cmd->add_option("--destination-blob-dir", a->options.destination_blob_dir,
-                  "blob directory of a Data.fs destination");
+                  "blob directory of a Data.fs destination (of a database: its blob cache "
+                  "to fill as well)");
   cmd->add_option("--batch", a->options.batch_records,
                   "records per database transaction when loading a database destination")
       ->check(kCount);

@@ -22,15 +22,20 @@ struct ConvertProgress {
 };
 
 struct ConvertOptions {
-  std::string source;                // URI
-  std::string destination;           // URI
-  std::string source_blob_dir;       // blob directory beside a Data.fs source
-  std::string destination_blob_dir;  // … and beside a Data.fs destination
-  bool incremental = false;          // continue after the destination's last TID
-  bool clear = false;                // empty the destination first
-  bool dry_run = false;              // count what would be copied; change nothing
-  bool verify = false;               // compare source and destination afterwards
-  bool skip_blobs = false;           // copy blob records without their contents, and say how many
+  std::string source;       // URI
+  std::string destination;  // URI
+  // Blob directory beside a Data.fs source, or a database's shared blob directory
+  // (RelStorage's shared-blob-dir true). Without it a database's blobs are read from its
+  // blob_chunk table.
+  std::string source_blob_dir;
+  // Blob directory beside a Data.fs destination; for a database destination, whose blobs
+  // go into its blob_chunk table, the blob cache to fill as well (optional).
+  std::string destination_blob_dir;
+  bool incremental = false;  // continue after the destination's last TID
+  bool clear = false;        // empty the destination first
+  bool dry_run = false;      // count what would be copied; change nothing
+  bool verify = false;       // compare source and destination afterwards
+  bool skip_blobs = false;   // copy blob records without their contents, and say how many
   // Database destinations are loaded in batches of about this many records, each one
   // database transaction: an interrupted run leaves whole batches (whole source
   // transactions) and resumes with `incremental`.
@@ -74,6 +79,12 @@ ConvertReport convert(const ConvertOptions& options);
 
 class BlobDir;
 
+// Where the committed blob file of revision `tid` of `oid` is, or none when it has no
+// blob: a blob directory's file, or a database's blob as StorageInstance::load_blob gives it.
+using BlobFiles = std::function<std::optional<std::string>(Oid oid, Tid tid)>;
+BlobFiles blob_files(const BlobDir& dir);
+BlobFiles blob_files(StorageInstance& instance);
+
 // Compares two storages: transaction by transaction when both keep history, else current
 // record by current record. Returns at most `limit` differences; empty means equal.
 // `stop` becoming true ends the comparison early; `complete` (when given) then says false,
@@ -88,6 +99,12 @@ std::vector<std::string> compare_storages(
     Storage& source, Storage& destination, size_t limit = 20, const BlobDir* source_blobs = nullptr,
     const BlobDir* destination_blobs = nullptr, const std::atomic<bool>* stop = nullptr,
     bool* complete = nullptr, std::optional<Tid> until = std::nullopt, Tid* source_last = nullptr);
+// The same with the blobs of either side wherever they are (a database's too).
+std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
+                                          const BlobFiles* source_blobs,
+                                          const BlobFiles* destination_blobs,
+                                          const std::atomic<bool>* stop, bool* complete,
+                                          std::optional<Tid> until, Tid* source_last);
 
 // True when a record's class pickle names ZODB.blob.Blob.
 bool is_blob_record(std::string_view record);

@@ -182,6 +182,10 @@ class StorageInstance {
   // transaction is aborted.
   virtual void store_blob(Oid oid, std::optional<Tid> serial, const Bytes& data,
                           const std::string& blob_file, const TransactionMetaData& txn);
+  // restore() of a blob record (ZODB's restoreBlob: copying a storage), taking `blob_file`
+  // as store_blob does.
+  virtual void restore_blob(Oid oid, Tid serial, const Bytes& data, const std::string& blob_file,
+                            const TransactionMetaData& txn);
   // The path of the committed blob file of revision `tid` of `oid`, read-only. Throws
   // POSKeyError when that revision has no blob.
   virtual std::string load_blob(Oid oid, Tid tid);

@@ -409,8 +409,8 @@ StorageEndpoint endpoint_from_section(const ZConfigSection& s, const std::string
       !(shared && zconfig_boolean(*shared, "shared-blob-dir", s.where("shared-blob-dir")))) {
     warnings.push_back(s.where("blob-dir") + ": blob-dir " + out.blob_dir +
                        " is a blob cache (shared-blob-dir is false, RelStorage's default), "
-                       "not used; the blobs are in the database's blob_chunk table, which "
-                       "relstore does not read");
+                       "not used: the blobs are copied through the database's blob_chunk "
+                       "table");
     out.blob_dir.clear();
   }
   int adapters = 0;

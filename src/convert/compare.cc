@@ -7,6 +7,7 @@
 
 #include "relstore/blob_dir.h"
 #include "relstore/convert.h"
+#include "relstore/errors.h"
 #include "relstore/pickle.h"
 
 namespace relstore {
@@ -23,8 +24,8 @@ void sort_records(TransactionRecord& t) {
 }
 
 struct Blobs {
-  const BlobDir* source = nullptr;
-  const BlobDir* destination = nullptr;
+  const BlobFiles* source = nullptr;
+  const BlobFiles* destination = nullptr;
 };
 
 bool stopped(const std::atomic<bool>* stop) { return stop && stop->load(); }
@@ -45,14 +46,13 @@ bool same_file_contents(const std::string& x, const std::string& y) {
 // How the destination's blob file of revision `tid` of `oid` differs from the source's,
 // if it does.
 std::optional<std::string> compare_blob(Oid oid, Tid tid, const Blobs& blobs) {
-  const bool in_source = blobs.source && blobs.source->has_blob(oid, tid);
-  const bool in_destination = blobs.destination->has_blob(oid, tid);
+  const auto in_source = blobs.source ? (*blobs.source)(oid, tid) : std::nullopt;
+  const auto in_destination = (*blobs.destination)(oid, tid);
   if (in_source && !in_destination) return "blob file missing from the destination";
   if (!in_source && in_destination) {
     return "a blob file in the destination that the source does not have";
   }
-  if (in_source && !same_file_contents(blobs.source->blob_path(oid, tid),
-                                       blobs.destination->blob_path(oid, tid))) {
+  if (in_source && !same_file_contents(*in_source, *in_destination)) {
     return "blob contents differ";
   }
   return std::nullopt;
@@ -165,9 +165,38 @@ std::vector<std::string> compare_current(StorageInstance& src, StorageInstance& 
 
 }  // namespace
 
+BlobFiles blob_files(const BlobDir& dir) {
+  return [&dir](Oid oid, Tid tid) -> std::optional<std::string> {
+    if (!dir.has_blob(oid, tid)) return std::nullopt;
+    return dir.blob_path(oid, tid);
+  };
+}
+
+BlobFiles blob_files(StorageInstance& instance) {
+  return [&instance](Oid oid, Tid tid) -> std::optional<std::string> {
+    try {
+      return instance.load_blob(oid, tid);
+    } catch (const POSKeyError&) {
+      return std::nullopt;
+    }
+  };
+}
+
 std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
                                           const BlobDir* source_blobs,
                                           const BlobDir* destination_blobs,
+                                          const std::atomic<bool>* stop, bool* complete,
+                                          std::optional<Tid> until, Tid* source_last) {
+  std::optional<BlobFiles> a, b;
+  if (source_blobs) a = blob_files(*source_blobs);
+  if (destination_blobs) b = blob_files(*destination_blobs);
+  return compare_storages(source, destination, limit, a ? &*a : nullptr, b ? &*b : nullptr, stop,
+                          complete, until, source_last);
+}
+
+std::vector<std::string> compare_storages(Storage& source, Storage& destination, size_t limit,
+                                          const BlobFiles* source_blobs,
+                                          const BlobFiles* destination_blobs,
                                           const std::atomic<bool>* stop, bool* complete,
                                           std::optional<Tid> until, Tid* source_last) {
   auto src = source.new_instance();

@@ -10,6 +10,7 @@
 
 #include "backend/oid_order.h"
 #include "backend/registry.h"
+#include "convert/scratch_dir.h"
 #include "filestorage/format.h"
 #include "option_values.h"
 #include "paths.h"
@@ -24,11 +25,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::unique_ptr<Storage> open_source(const StorageUri& uri) {
+// `blob_cache`: where a database's blobs are read into (its blob_dir), unless the URI
+// names one.
+std::unique_ptr<Storage> open_source(const StorageUri& uri, const std::string& blob_cache = "") {
   StorageOptions options = uri.options();
   options.read_only = true;
   options.create = false;
   options.cache_mb = 0;  // every record is read once
+  if (uri.scheme != Scheme::file && options.blob_dir.empty()) options.blob_dir = blob_cache;
   return open_storage(uri, options);
 }
 
@@ -59,10 +63,13 @@ std::optional<std::string> file_magic(const std::string& path) {
 
 // The destination, or null when a dry run finds none (it would be created). `magic`: what
 // a new Data.fs starts with.
+// `blob_cache`: a database's blob_dir, unless the URI names one.
 std::unique_ptr<Storage> open_destination(const StorageUri& uri, bool dry_run,
-                                          const std::string& magic = "FS30") {
+                                          const std::string& magic = "FS30",
+                                          const std::string& blob_cache = "") {
   StorageOptions options = uri.options();
   options.cache_mb = 0;
+  if (uri.scheme != Scheme::file && options.blob_dir.empty()) options.blob_dir = blob_cache;
   if (uri.scheme == Scheme::file) {
     check_file_uri_options(options);
     if (options.read_only) {
@@ -163,14 +170,17 @@ class Converter {
  public:
   // `bulk`: the destination's adapter when it loads in batches (null: one restore per
   // source transaction, as into a Data.fs).
+  // `scratch`: where blob contents wait on their way out of or into a database.
   Converter(const ConvertOptions& o, Storage& src, const StorageUri& src_uri, Storage* dst,
-            const StorageUri& dst_uri, std::unique_ptr<backend::Adapter> bulk)
+            const StorageUri& dst_uri, std::unique_ptr<backend::Adapter> bulk,
+            const ScratchDir& scratch)
       : o_(o),
         src_(src),
         src_uri_(src_uri),
         dst_(dst),
         dst_uri_(dst_uri),
-        bulk_adapter_(std::move(bulk)) {
+        bulk_adapter_(std::move(bulk)),
+        scratch_(scratch) {
     if (!o.source_blob_dir.empty()) src_blobs_ = BlobDir::open(o.source_blob_dir);
   }
 
@@ -179,7 +189,7 @@ class Converter {
   void expect_destination_at(Tid last) { expected_last_ = last; }
 
   void run(std::optional<Tid> start, ConvertReport& report) {
-    if (!o_.destination_blob_dir.empty() && !o_.dry_run) {
+    if (!o_.destination_blob_dir.empty() && !o_.dry_run && dst_uri_.scheme == Scheme::file) {
       dst_blobs_ = BlobDir::create(o_.destination_blob_dir);
       // This process holds the destination's lock: what a killed conversion left in tmp/
       // (a partial copy, possibly gigabytes) is nobody's.
@@ -302,7 +312,10 @@ class Converter {
   }
 
   void count(const TransactionRecord& txn, ConvertReport& report) {
-    if (o_.dry_run) copy_blobs(txn.tid, report);  // counts what would be copied
+    if (o_.dry_run) {
+      copy_blobs(txn.tid, report);  // counts what would be copied
+      forget_scratch_blobs(txn.tid);
+    }
     ++report.done.transactions;
     for (const auto& r : txn.records) {
       ++report.done.records;
@@ -316,14 +329,12 @@ class Converter {
     pending_blobs_.clear();
     for (const auto& r : txn.records) {
       if (!r.data || !is_blob_record(*r.data)) continue;
-      std::string source_file;
-      if (src_blobs_ && src_blobs_->has_blob(r.oid, txn.tid)) {
-        source_file = src_blobs_->blob_path(r.oid, txn.tid);
-      }
+      const std::string source_file = source_blob(r.oid, txn.tid);
+      // A database keeps blob contents in its blob_chunk table; a Data.fs beside itself.
       const bool destination_holds_blobs =
-          dst_uri_.scheme == Scheme::file && !o_.destination_blob_dir.empty();
+          dst_uri_.scheme != Scheme::file || !o_.destination_blob_dir.empty();
       if (!source_file.empty() && destination_holds_blobs) {
-        pending_blobs_.emplace_back(r.oid, source_file);
+        pending_blobs_[r.oid] = source_file;
         continue;
       }
       if (o_.skip_blobs) {
@@ -339,8 +350,8 @@ class Converter {
                 (src_blobs_->layout_guessed() ? ", guessed: it has no .layout file" : "") + ")";
         } else if (src_uri_.scheme != Scheme::file) {
           why =
-              "relstore does not read blob contents from a database's blob_chunk table (a "
-              "RelStorage blob store); the contents stay behind";
+              "the source database's blob_chunk table has no content for it (a database "
+              "whose blobs are in a shared blob directory needs --source-blob-dir)";
         } else {
           why = "the source has no blob directory to read it from (--source-blob-dir)";
         }
@@ -354,9 +365,48 @@ class Converter {
     }
   }
 
+  // The source's blob file of revision `tid` of `oid`; "" when there is none. A
+  // database's is read out of its blob_chunk table into the scratch directory.
+  std::string source_blob(Oid oid, Tid tid) {
+    if (src_blobs_) return src_blobs_->has_blob(oid, tid) ? src_blobs_->blob_path(oid, tid) : "";
+    if (src_uri_.scheme == Scheme::file) return "";
+    if (!src_blob_reader_) src_blob_reader_ = src_.new_instance();
+    try {
+      return src_blob_reader_->load_blob(oid, tid);
+    } catch (const POSKeyError&) {
+      return "";
+    }
+  }
+
+  // Into a database: restore_blob takes the file, so it gets a copy.
+  std::string upload_copy(const std::string& file) {
+    const std::string copy = scratch_.sub("upload");
+    std::error_code ec;
+    std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing, ec);
+    if (ec)
+      throw StorageError("cannot copy blob file " + file + " to " + copy + ": " + ec.message());
+    return copy;
+  }
+
+  // After a transaction's blobs are in: the files this run wrote into the scratch
+  // directory go, so that it holds one transaction's blobs at most.
+  void forget_scratch_blobs(Tid tid) {
+    std::error_code ec;
+    for (const auto& [oid, file] : pending_blobs_) {
+      if (file.starts_with(scratch_.sub(""))) std::filesystem::remove(file, ec);
+      if (dst_ && o_.destination_blob_dir.empty() && dst_uri_.scheme != Scheme::file) {
+        std::filesystem::remove(dst_blob_cache_path(oid, tid), ec);
+      }
+    }
+  }
+
+  std::string dst_blob_cache_path(Oid oid, Tid tid) const {
+    return BlobDir::open(scratch_.sub("destination")).blob_path(oid, tid);
+  }
+
   void copy_blobs(Tid tid, ConvertReport& report) {
     for (const auto& [oid, file] : pending_blobs_) {
-      if (!o_.dry_run) dst_blobs_->copy_blob(oid, tid, file);
+      if (!o_.dry_run && dst_blobs_) dst_blobs_->copy_blob(oid, tid, file);
       ++report.blobs_copied;
     }
   }
@@ -369,17 +419,39 @@ class Converter {
     try {
       dst.tpc_begin(meta, txn.tid, txn.status);
       begun = true;
-      for (const DataRecord& r : txn.records) dst.restore(r.oid, txn.tid, r.data, meta);
+      for (const DataRecord& r : txn.records) {
+        auto blob = pending_blobs_.find(r.oid);
+        if (blob != pending_blobs_.end() && dst_uri_.scheme != Scheme::file) {
+          dst.restore_blob(r.oid, txn.tid, *r.data, upload_copy(blob->second), meta);
+        } else {
+          dst.restore(r.oid, txn.tid, r.data, meta);
+        }
+      }
       dst.tpc_vote(meta);
       dst.tpc_finish(meta);
     } catch (const std::exception& e) {
       if (begun) dst.tpc_abort(meta);
       throw StorageError("source transaction " + txn.tid.hex() + ": " + e.what());
     }
+    forget_scratch_blobs(txn.tid);
     count(txn, report);
   }
 
+  // A transaction with blobs, into a database loaded in batches: committed on its own,
+  // with its blobs (the bulk loads carry none), after the batch before it.
+  void copy_with_blobs(const TransactionRecord& txn, ConvertReport& report) {
+    flush_batch(report);
+    begin_load();
+    if (!blob_writer_) blob_writer_ = dst_->new_instance();
+    copy_transaction(*blob_writer_, txn, report);
+    after_load(txn.tid, txn.tid);
+  }
+
   void add_to_batch(const TransactionRecord& txn, ConvertReport& report) {
+    if (!pending_blobs_.empty()) {
+      copy_with_blobs(txn, report);
+      return;
+    }
     if (keep_history_) {
       history_batch_.push_back(txn);
     } else {
@@ -393,7 +465,6 @@ class Converter {
         }
       }
     }
-    copy_blobs(txn.tid, report);
     batched_.transactions += 1;
     for (const auto& r : txn.records) {
       ++batched_.records;
@@ -481,8 +552,11 @@ class Converter {
   Storage* dst_;
   StorageUri dst_uri_;
   std::optional<BlobDir> src_blobs_, dst_blobs_;
-  std::vector<std::pair<Oid, std::string>> pending_blobs_;
+  std::map<Oid, std::string> pending_blobs_;  // the transaction's blobs: oid -> source file
   std::unique_ptr<backend::Adapter> bulk_adapter_;
+  const ScratchDir& scratch_;
+  std::unique_ptr<StorageInstance> src_blob_reader_;  // a database source's blobs
+  std::unique_ptr<StorageInstance> blob_writer_;      // restores transactions with blobs
   bool keep_history_ = true;
   std::optional<Tid> deleted_at_;     // the source's deletion record, when removals are due
   bool began_ = false;                // the bulk-load lock is held
@@ -649,12 +723,29 @@ void refuse_blob_files_of_another(const ConvertOptions& o) {
 // `source_at_start`: the source's last TID when the copy began. A history-free source's
 // may be a deletion's, which no copied transaction carries; what the source had then was
 // copied, so the comparison goes up to the later of the two.
-void verify_copy(const ConvertOptions& o, Storage& src, const StorageUri& dst_uri,
-                 ConvertReport& report, Tid source_at_start) {
-  auto reopened = open_source(dst_uri);
-  std::optional<BlobDir> src_blobs, dst_blobs;
-  if (!o.source_blob_dir.empty()) src_blobs = BlobDir::open(o.source_blob_dir);
-  if (!o.destination_blob_dir.empty()) dst_blobs = BlobDir::open(o.destination_blob_dir);
+// Blobs are compared wherever they are: in blob directories, or (read into the scratch
+// directory) in a database's blob_chunk table.
+void verify_copy(const ConvertOptions& o, Storage& src, const StorageUri& src_uri,
+                 const StorageUri& dst_uri, const ScratchDir& scratch, ConvertReport& report,
+                 Tid source_at_start) {
+  auto reopened = open_source(dst_uri, scratch.sub("verify"));
+  std::optional<BlobDir> src_dir, dst_dir;
+  std::optional<BlobFiles> src_blobs, dst_blobs;
+  std::unique_ptr<StorageInstance> src_reader, dst_reader;
+  if (!o.source_blob_dir.empty()) {
+    src_dir = BlobDir::open(o.source_blob_dir);
+    src_blobs = blob_files(*src_dir);
+  } else if (src_uri.scheme != Scheme::file) {
+    src_reader = src.new_instance();
+    src_blobs = blob_files(*src_reader);
+  }
+  if (dst_uri.scheme != Scheme::file) {
+    dst_reader = reopened->new_instance();
+    dst_blobs = blob_files(*dst_reader);
+  } else if (!o.destination_blob_dir.empty()) {
+    dst_dir = BlobDir::open(o.destination_blob_dir);
+    dst_blobs = blob_files(*dst_dir);
+  }
   std::optional<Tid> until = report.last_tid ? report.last_tid : report.started_after;
   if (!until || *until < source_at_start) until = source_at_start;
   bool complete = true;
@@ -673,13 +764,9 @@ ConvertReport convert(const ConvertOptions& o) {
   if (o.clear && o.incremental) throw ConfigError("--clear and --incremental exclude each other");
   const StorageUri src_uri = StorageUri::parse(o.source);
   const StorageUri dst_uri = StorageUri::parse(o.destination);
-  if (!o.destination_blob_dir.empty() && dst_uri.scheme != Scheme::file) {
-    throw ConfigError(
-        "a destination blob directory goes with a file: destination; the "
-        "database backends do not store blob contents yet");
-  }
   if (!o.source_blob_dir.empty()) BlobDir::open(o.source_blob_dir);  // exists, has a layout
-  auto src = open_source(src_uri);
+  const ScratchDir scratch;
+  auto src = open_source(src_uri, o.source_blob_dir.empty() ? scratch.sub("source") : "");
   // The same database under two names (a path with "./" or a symbolic link, another host
   // name for the same server): --clear would empty the source. Asked of a read-only
   // handle, before the destination is opened for writing (which may already change a
@@ -726,7 +813,9 @@ ConvertReport convert(const ConvertOptions& o) {
     const auto size = std::filesystem::file_size(dst_uri.database, ec);
     if (o.clear || ec || size <= 4) refuse_blob_files_of_another(o);
   }
-  auto dst = open_destination(dst_uri, o.dry_run, magic);
+  auto dst = open_destination(
+      dst_uri, o.dry_run, magic,
+      o.destination_blob_dir.empty() ? scratch.sub("destination") : o.destination_blob_dir);
   // Database destinations load in batches, each one database transaction; a Data.fs (or a
   // dialect without bulk loading) gets one restore per source transaction. Where the
   // destination stands is read only once no other bulk load is writing to it (a killed
@@ -748,7 +837,7 @@ ConvertReport convert(const ConvertOptions& o) {
   // Checks the options that need both ends open (the source blob directory) before
   // --clear touches the destination: a usage error found after it would leave the
   // destination emptied with nothing copied.
-  Converter converter(o, *src, src_uri, dst.get(), dst_uri, std::move(bulk));
+  Converter converter(o, *src, src_uri, dst.get(), dst_uri, std::move(bulk), scratch);
   ConvertReport report;
   std::optional<Tid> start;
   if (dst) {
@@ -827,7 +916,7 @@ ConvertReport convert(const ConvertOptions& o) {
         report.interrupted_after_copy = true;  // the mirror may be behind; no verification
         return report;
       }
-      if (o.verify) verify_copy(o, *src, dst_uri, report, source_at_start);
+      if (o.verify) verify_copy(o, *src, src_uri, dst_uri, scratch, report, source_at_start);
     } catch (const std::exception& e) {
       rethrow_as(e, std::string(e.what()) + "; this came after the copy: " + dst_uri.redacted() +
                         " holds every transaction of the source" +

@@ -14,6 +14,11 @@ void StorageInstance::store_blob(Oid, std::optional<Tid>, const Bytes&, const st
   throw StorageError("this storage does not store blobs");
 }
 
+void StorageInstance::restore_blob(Oid, Tid, const Bytes&, const std::string&,
+                                   const TransactionMetaData&) {
+  throw StorageError("this storage does not store blobs");
+}
+
 std::string StorageInstance::load_blob(Oid, Tid) {
   throw StorageError("this storage does not store blobs");
 }
@@ -33,6 +38,23 @@ void DbInstance::store_blob(Oid oid, std::optional<Tid> serial, const Bytes& dat
   // and an abort removes it.
   std::string taken = storage_.blob_dir("store_blob").take(blob_file);
   add_record(oid, serial.value_or(Tid(0)), data);
+  blobs_[oid] = std::move(taken);
+}
+
+void DbInstance::restore_blob(Oid oid, Tid serial, const Bytes& data, const std::string& blob_file,
+                              const TransactionMetaData& txn) {
+  require_writable();
+  check_txn(txn, Phase::begun, "restore_blob");
+  std::string taken = storage_.blob_dir("restore_blob").take(blob_file);
+  try {
+    restore(oid, serial, data, txn);
+  } catch (...) {
+    // Refused (a serial other than the transaction's TID): the file goes back where it was.
+    std::error_code ec;
+    std::filesystem::rename(taken, blob_file, ec);
+    if (ec) std::filesystem::remove(taken, ec);
+    throw;
+  }
   blobs_[oid] = std::move(taken);
 }
 

@@ -52,6 +52,8 @@ class DbInstance : public StorageInstance {
   // db_blobs.cc
   void store_blob(Oid oid, std::optional<Tid> serial, const Bytes& data,
                   const std::string& blob_file, const TransactionMetaData& txn) override;
+  void restore_blob(Oid oid, Tid serial, const Bytes& data, const std::string& blob_file,
+                    const TransactionMetaData& txn) override;
   std::string load_blob(Oid oid, Tid tid) override;
 
   std::unique_ptr<TransactionIterator> iterator(std::optional<Tid> start,

@@ -409,17 +409,18 @@ TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
   const Tid tid = write_blob_source(d, "blob contents");
   const std::string path = d.sub("blobs.fs");
 
-  // Into a database that cannot hold blob contents: an error naming the oid.
+  // A blob file the source blob directory lacks: an error naming the oid, nothing copied.
+  BlobDir::create(d.sub("no-blobs"));
   try {
     run("file://" + path, "sqlite://" + d.sub("db"),
-        [&](ConvertOptions& o) { o.source_blob_dir = d.sub("blobs"); });
+        [&](ConvertOptions& o) { o.source_blob_dir = d.sub("no-blobs"); });
     FAIL();
   } catch (const StorageError& e) {
     EXPECT_NE(std::string(e.what()).find("0x0000000000000007"), std::string::npos) << e.what();
   }
   // --skip-blobs copies the records and counts what was left behind.
   const auto skipped = run("file://" + path, "sqlite://" + d.sub("db2"), [&](ConvertOptions& o) {
-    o.source_blob_dir = d.sub("blobs");
+    o.source_blob_dir = d.sub("no-blobs");
     o.skip_blobs = true;
   });
   EXPECT_EQ(skipped.blobs_skipped, 1u);
@@ -431,6 +432,40 @@ TEST(Convert, BlobsFollowTheirRecordsOrStopTheConversion) {
   });
   EXPECT_EQ(copied.blobs_copied, 1u);
   EXPECT_EQ(BlobDir::open(d.sub("copy-blobs")).read_blob(Oid(7), tid), "blob contents");
+}
+
+// Into a database the blob goes into blob_chunk with its record, and out of one into a
+// Data.fs's blob directory again, both modes, verified on the way (--verify reads the
+// database's blobs); the database's own cache directory is filled when given.
+TEST(Convert, BlobsGoIntoAndOutOfDatabases) {
+  TempDir d;
+  const Tid tid = write_blob_source(d, "blob contents");
+  for (const std::string query : {"", "?history=free"}) {
+    SCOPED_TRACE(query);
+    const std::string db = "sqlite://" + d.sub("db" + query.substr(query.empty() ? 0 : 9)) + query;
+    const auto in = run("file://" + d.sub("blobs.fs"), db, [&](ConvertOptions& o) {
+      o.source_blob_dir = d.sub("blobs");
+      o.verify = true;
+    });
+    EXPECT_EQ(in.blobs_copied, 1u);
+    EXPECT_TRUE(in.verified);
+    EXPECT_EQ(in.differences, std::vector<std::string>{});
+    auto storage = open_storage(db + (query.empty() ? "?" : "&") +
+                                "blob_dir=" + d.sub("cache" + std::to_string(query.size())));
+    auto inst = storage->new_instance();
+    std::ifstream blob(inst->load_blob(Oid(7), tid), std::ios::binary);
+    std::string content((std::istreambuf_iterator<char>(blob)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(content, "blob contents");
+
+    const std::string out = "out" + std::to_string(query.size());
+    const auto back = run(db, "file://" + d.sub(out + ".fs"), [&](ConvertOptions& o) {
+      o.destination_blob_dir = d.sub(out + "-blobs");
+      o.verify = true;
+    });
+    EXPECT_EQ(back.blobs_copied, 1u);
+    EXPECT_EQ(back.differences, std::vector<std::string>{});
+    EXPECT_EQ(BlobDir::open(d.sub(out + "-blobs")).read_blob(Oid(7), tid), "blob contents");
+  }
 }
 
 // --verify compares blob files too: one changed after the copy is a difference.
@@ -1268,18 +1303,19 @@ TEST(Convert, AnImpossibleOptionWithClearLeavesTheDestinationAlone) {
   const std::string db = "sqlite://" + d.sub("db");
   run("file://" + path, db);
   const uint64_t objects = open_storage(db)->len();
+  // A source blob directory that does not exist.
   EXPECT_THROW(run("file://" + path, db,
                    [&](ConvertOptions& o) {
                      o.clear = true;
-                     o.destination_blob_dir = d.sub("blobs");
+                     o.source_blob_dir = d.sub("blobs");
                    }),
-               ConfigError);
+               StorageError);
   EXPECT_EQ(open_storage(db)->len(), objects);
   EXPECT_FALSE(fs::exists(d.sub("blobs")));
   // Nor is a destination that does not exist yet created.
   EXPECT_THROW(run("file://" + path, "sqlite://" + d.sub("new"),
-                   [&](ConvertOptions& o) { o.destination_blob_dir = d.sub("blobs"); }),
-               ConfigError);
+                   [&](ConvertOptions& o) { o.source_blob_dir = d.sub("blobs"); }),
+               StorageError);
   EXPECT_FALSE(fs::exists(d.sub("new")));
 }
 
