@@ -1,7 +1,7 @@
 #include "adapters/mysql/load_connection.h"
 
+#include "backend/history_entry.h"
 #include "relstore/errors.h"
-#include "relstore/timestamp.h"
 
 namespace relstore::mysql {
 
@@ -136,7 +136,10 @@ std::optional<backend::StateRow> MysqlLoadConnection::load_revision(Oid oid, Tid
 std::optional<Bytes> MysqlLoadConnection::load_blob(Oid oid, Tid tid) {
   std::optional<Bytes> out;
   conn().prepared(kLoadBlob).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {
-    while (r.next()) out = out.value_or(Bytes()) + r.bytes(0);
+    while (r.next()) {
+      if (!out) out.emplace();
+      out->append(r.bytes(0));
+    }
   });
   return out;
 }
@@ -163,14 +166,8 @@ namespace {
 std::vector<HistoryEntry> history_entries(Rows& r) {
   std::vector<HistoryEntry> out;
   while (r.next()) {
-    HistoryEntry e;
-    e.tid = Tid::from_sql(r.int64(0));
-    e.time = TimeStamp(e.tid).unix_time();
-    e.size = static_cast<uint64_t>(r.int64(1));
-    e.user = r.bytes(2);
-    e.description = r.bytes(3);
-    e.extension = r.bytes(4);
-    out.push_back(std::move(e));
+    out.push_back(
+        backend::history_entry(r.int64(0), r.int64(1), r.bytes(2), r.bytes(3), r.bytes(4)));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 #include "adapters/postgresql/load_connection.h"
 
+#include "backend/history_entry.h"
 #include "relstore/errors.h"
-#include "relstore/timestamp.h"
 
 namespace relstore::postgresql {
 
@@ -136,14 +136,8 @@ namespace {
 std::vector<HistoryEntry> history_entries(const Result& r) {
   std::vector<HistoryEntry> out;
   for (int i = 0; i < r.rows(); ++i) {
-    HistoryEntry e;
-    e.tid = Tid::from_sql(r.int64(i, 0));
-    e.time = TimeStamp(e.tid).unix_time();
-    e.size = static_cast<uint64_t>(r.int64(i, 1));
-    e.user = r.bytes(i, 2);
-    e.description = r.bytes(i, 3);
-    e.extension = r.bytes(i, 4);
-    out.push_back(std::move(e));
+    out.push_back(backend::history_entry(r.int64(i, 0), r.int64(i, 1), r.bytes(i, 2), r.bytes(i, 3),
+                                         r.bytes(i, 4)));
   }
   return out;
 }

@@ -1,7 +1,7 @@
 #include "adapters/sqlite/load_connection.h"
 
 #include "adapters/sqlite/json_mirror.h"
-#include "relstore/timestamp.h"
+#include "backend/history_entry.h"
 
 namespace relstore::sqlite {
 
@@ -100,7 +100,10 @@ std::optional<Bytes> SqliteLoadConnection::load_blob(Oid oid, Tid tid) {
     StmtScope scope(s);
     s.bind(1, oid.sql()).bind(2, tid.sql());
     std::optional<Bytes> out;
-    while (s.step()) out = out.value_or(Bytes()) + s.blob(0);
+    while (s.step()) {
+      if (!out) out.emplace();
+      out->append(s.blob(0));
+    }
     return out;
   });
 }
@@ -132,14 +135,7 @@ namespace {
 std::vector<HistoryEntry> history_entries(Stmt& s) {
   std::vector<HistoryEntry> out;
   while (s.step()) {
-    HistoryEntry e;
-    e.tid = Tid::from_sql(s.int64(0));
-    e.time = TimeStamp(e.tid).unix_time();
-    e.size = static_cast<uint64_t>(s.int64(1));
-    e.user = s.blob(2);
-    e.description = s.blob(3);
-    e.extension = s.blob(4);
-    out.push_back(std::move(e));
+    out.push_back(backend::history_entry(s.int64(0), s.int64(1), s.blob(2), s.blob(3), s.blob(4)));
   }
   return out;
 }
