@@ -17,8 +17,10 @@ void add_verify_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "verify",
       "Read every current object and check the references between them: none to an "
-      "object that does not exist, a root object; count the unreachable ones. Opens "
-      "read-only; exits 1 when a check fails.");
+      "object that does not exist, a root object; count the unreachable ones. In a "
+      "database also check that current_object names every object's newest revision "
+      "and that an in-commit JSON mirror equals the data (a follower's lag is shown). "
+      "Opens read-only; exits 1 when a check fails.");
   cmd->add_option("URI", args->uri, "the database or Data.fs")->required();
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {

@@ -199,6 +199,25 @@ StorageInfo MysqlAdapter::info() {
   return out;
 }
 
+backend::CurrentFaults MysqlAdapter::current_faults() {
+  backend::CurrentFaults out;
+  if (!settings_.keep_history) return out;
+  auto conn = open_connection(settings_, Role::inspect, nullptr);
+  // The callback sees result sets only: the one SELECT's.
+  conn->batch(
+      "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY; " + backend::kCurrentFaultsSql +
+          "; COMMIT",
+      3,
+      [&](Rows& r) {
+        while (r.next()) {
+          out.oids.push_back(Oid::from_sql(r.int64(0)));
+          out.count = static_cast<uint64_t>(r.int64(1));
+        }
+      },
+      Context::read);
+  return out;
+}
+
 std::string MysqlAdapter::identity() {
   auto conn = open_connection(settings_, Role::inspect, nullptr);
   std::string out;

@@ -156,6 +156,20 @@ StorageInfo PostgresqlAdapter::info() {
   return out;
 }
 
+backend::CurrentFaults PostgresqlAdapter::current_faults() {
+  backend::CurrentFaults out;
+  if (!loc_.keep_history) return out;
+  auto conn = open_conn(loc_, Role::admin, this);
+  const auto r = conn->simple(
+      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; " + backend::kCurrentFaultsSql + "; COMMIT",
+      Context::read);
+  for (int i = 0; i < r[1].rows(); ++i) {
+    out.oids.push_back(Oid::from_sql(r[1].int64(i, 0)));
+    out.count = static_cast<uint64_t>(r[1].int64(i, 1));
+  }
+  return out;
+}
+
 std::string PostgresqlAdapter::identity() {
   auto conn = open_conn(loc_, Role::admin, this);
   return conn->simple(kIdentity, Context::read).front().bytes(0, 0);

@@ -51,6 +51,7 @@ class PostgresqlAdapter : public backend::Adapter {
   std::unique_ptr<TransactionIterator> open_iterator(std::optional<Tid> start,
                                                      std::optional<Tid> stop) override;
   StorageInfo info() override;
+  backend::CurrentFaults current_faults() override;
   std::string identity() override;
   void zap_all() override;
   bool set_unfinished_conversion(const std::optional<UnfinishedConversion>& note) override;

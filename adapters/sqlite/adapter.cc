@@ -142,6 +142,23 @@ StorageInfo SqliteAdapter::info() {
   return out;
 }
 
+backend::CurrentFaults SqliteAdapter::current_faults() {
+  backend::CurrentFaults out;
+  if (!loc_.keep_history) return out;
+  auto db = open_main(loc_, Role::inspect);
+  db->exec("BEGIN");
+  Stmt& s = db->prepared(backend::kCurrentFaultsSql.c_str());
+  {
+    const StmtScope scope(s);
+    while (s.step()) {
+      out.oids.push_back(Oid::from_sql(s.int64(0)));
+      out.count = static_cast<uint64_t>(s.int64(1));
+    }
+  }
+  db->exec("COMMIT");
+  return out;
+}
+
 std::string SqliteAdapter::identity() { return path_identity("sqlite", loc_.dir); }
 
 void SqliteAdapter::zap_all() {

@@ -3,10 +3,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "relstore/json_mirror.h"
 #include "relstore/storage.h"
 
 namespace relstore {
@@ -52,8 +54,26 @@ struct VerifyReport {
   // Records whose references the scanner cannot read (not checked), the first listed.
   uint64_t unreadable = 0;
   std::vector<Oid> unreadable_oids;
-  // No dangling references, and a root unless the database is empty.
-  bool ok() const { return dangling == 0 && (has_root || objects == 0); }
+  // History-preserving databases: objects whose current_object row is missing, names a
+  // revision object_state does not have, or an older one than the newest; the first listed.
+  bool current_checked = false;
+  uint64_t current_faults = 0;
+  std::vector<Oid> current_fault_oids;
+  // The JSON mirror of a database that has its tables; otherwise why it was not checked.
+  std::optional<MirrorStatus> mirror;
+  std::string mirror_unchecked;
+  // An in-commit mirror must equal the data: anything pending or orphaned is a fault. A
+  // follow-mode mirror may trail (its lag is reported, not judged).
+  bool mirror_behind() const {
+    return mirror && mirror->mode == MirrorMode::in_commit &&
+           (mirror->pending > 0 || mirror->orphaned > 0);
+  }
+  // No dangling references, a root unless the database is empty, current_object in step
+  // with object_state, and an in-commit mirror in step with the data.
+  bool ok() const {
+    return dangling == 0 && (has_root || objects == 0) && current_faults == 0 &&
+           !mirror_behind();
+  }
 };
 // Opens `uri` read-only (creating nothing) and reads every current object in one snapshot.
 VerifyReport verify_storage(const std::string& uri);

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend/current_faults.h"
 #include "mirror/rows.h"
 #include "relstore/errors.h"
 #include "relstore/json_mirror.h"
@@ -313,6 +314,11 @@ class Adapter {
   virtual std::unique_ptr<PackSession> open_pack() {
     throw StorageError(dialect() + ": pack is not supported");
   }
+
+  // `relstore verify`: history-preserving objects whose current_object row does not name
+  // their newest revision (backend/current_faults.h), read in one snapshot. History-free
+  // databases have no such row to check.
+  virtual CurrentFaults current_faults() { return {}; }
 
   // --- JSON mirror (json-mirror.md). Dialects without it refuse with SchemaError. ---
   // How this dialect's JSON column wants decoded text (PostgreSQL's jsonb refuses NUL).

@@ -1,16 +1,75 @@
 // `relstore verify`: reads every current object, in one snapshot, and checks the
-// references between them.
+// references between them; in a database also the current_object pointers (history-
+// preserving) and the JSON mirror.
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_set>
 
+#include "backend/registry.h"
 #include "ops/open_read_only.h"
+#include "relstore/errors.h"
 #include "relstore/ops.h"
 #include "relstore/pickle.h"
 #include "storage/object_graph.h"
 
 namespace relstore {
+namespace {
+
+// The checks of what a database keeps beside the objects: each in a snapshot of its own.
+void check_database(const std::string& uri, VerifyReport& report) {
+  const StorageUri parsed = StorageUri::parse(uri);
+  if (parsed.scheme == Scheme::file) {
+    report.mirror_unchecked = "a Data.fs has no JSON mirror";
+    return;
+  }
+  StorageOptions options = parsed.options();
+  options.read_only = true;
+  options.create = false;
+  auto db = backend::open_adapter(parsed, options);
+  report.current_checked = db->keep_history();
+  backend::CurrentFaults faults = db->current_faults();
+  report.current_faults = faults.count;
+  report.current_fault_oids = std::move(faults.oids);
+  db.reset();
+  try {
+    report.mirror = mirror_status(uri);
+  } catch (const SchemaError& e) {
+    report.mirror_unchecked = e.what();  // no mirror tables (a RelStorage database)
+  }
+}
+
+std::string oid_list(const std::vector<Oid>& oids, uint64_t count) {
+  std::string out;
+  for (const Oid oid : oids) out += " " + oid.hex();
+  return out + (count > oids.size() ? " …" : "");
+}
+
+std::string mirror_text(const VerifyReport& r) {
+  if (!r.mirror) return "JSON mirror not checked: " + r.mirror_unchecked + "\n";
+  const MirrorStatus& m = *r.mirror;
+  const std::string counts = std::to_string(m.rows) + " rows, " + std::to_string(m.pending) +
+                             " states pending, " + std::to_string(m.orphaned) +
+                             " rows of objects that no longer exist, " +
+                             std::to_string(m.undecodable) + " undecodable";
+  if (r.mirror_behind()) {
+    return "ERROR: the in-commit JSON mirror differs from the data (" + counts +
+           "): other software wrote without it; `relstore json-mirror follow --once` "
+           "repairs it\n";
+  }
+  std::string out = std::string("JSON mirror ") + mirror_mode_name(m.mode);
+  if (m.mode == MirrorMode::off) return out + "\n";
+  out += ": " + counts;
+  if (m.mode == MirrorMode::follow) {
+    char lag[64] = ", nothing mirrored yet";
+    if (m.lag_seconds) std::snprintf(lag, sizeof lag, ", lag %.3f s", *m.lag_seconds);
+    out += lag;
+  }
+  return out + "\n";
+}
+
+}  // namespace
 
 VerifyReport verify_storage(const std::string& uri) {
   auto storage = open_read_only(uri);
@@ -51,6 +110,7 @@ VerifyReport verify_storage(const std::string& uri) {
   }
   inst.reset();
   storage->close();
+  check_database(uri, report);
   return report;
 }
 
@@ -62,6 +122,10 @@ std::string format_verify_report(const VerifyReport& r, bool json) {
     }
     nlohmann::json unreadable = nlohmann::json::array();
     for (const Oid oid : r.unreadable_oids) unreadable.push_back(oid.hex());
+    nlohmann::json current = nlohmann::json::array();
+    for (const Oid oid : r.current_fault_oids) current.push_back(oid.hex());
+    nlohmann::json mirror;  // null when not checked
+    if (r.mirror) mirror = nlohmann::json::parse(format_mirror_status(*r.mirror, true));
     const nlohmann::json j = {
         {"ok", r.ok()},
         {"objects", r.objects},
@@ -72,6 +136,11 @@ std::string format_verify_report(const VerifyReport& r, bool json) {
         {"unreachable", r.has_root ? nlohmann::json(r.unreachable) : nlohmann::json()},
         {"unreadable", r.unreadable},
         {"unreadable_oids", unreadable},
+        {"current_checked", r.current_checked},
+        {"current_faults", r.current_faults},
+        {"current_fault_oids", current},
+        {"mirror", mirror},
+        {"mirror_unchecked", r.mirror ? nlohmann::json() : nlohmann::json(r.mirror_unchecked)},
     };
     return j.dump(2) + "\n";
   }
@@ -97,9 +166,17 @@ std::string format_verify_report(const VerifyReport& r, bool json) {
   if (r.unreadable > 0) {
     out += "warning: the references of " + std::to_string(r.unreadable) +
            " records cannot be read, so what they reference was not checked:";
-    for (const Oid oid : r.unreadable_oids) out += " " + oid.hex();
-    out += r.unreadable > r.unreadable_oids.size() ? " …\n" : "\n";
+    out += oid_list(r.unreadable_oids, r.unreadable) + "\n";
   }
+  if (r.current_faults > 0) {
+    out += "ERROR: " + std::to_string(r.current_faults) +
+           " objects whose current_object row does not name their newest revision in "
+           "object_state (loads read a wrong revision or raise POSKeyError):" +
+           oid_list(r.current_fault_oids, r.current_faults) + "\n";
+  } else if (r.current_checked) {
+    out += "current_object names every object's newest revision\n";
+  }
+  out += mirror_text(r);
   out += r.ok() ? "ok\n" : "FAILED\n";
   return out;
 }
