@@ -49,10 +49,12 @@ bool MysqlIterator::next(TransactionRecord& out) {
   if (page_.empty()) return false;
   out = std::move(page_.front());
   page_.pop_front();
-  conn_->prepared(kIterRecords).bind(1, out.tid.sql()).query([&](Rows& r) {
+  const bool hp = settings_.keep_history;  // records carry data_txn (kIterRecordsHp)
+  conn_->prepared(hp ? kIterRecordsHp : kIterRecords).bind(1, out.tid.sql()).query([&](Rows& r) {
     while (r.next()) {
-      out.records.push_back(
-          {Oid::from_sql(r.int64(0)), out.tid, r.optional_bytes(1), std::nullopt});
+      DataRecord rec{Oid::from_sql(r.int64(0)), out.tid, r.optional_bytes(1), std::nullopt};
+      if (hp && !r.is_null(2)) rec.data_txn = Tid::from_sql(r.int64(2));
+      out.records.push_back(std::move(rec));
     }
   });
   return true;

@@ -13,11 +13,12 @@ PgIterator::PgIterator(const Location& loc, backend::Adapter& adapter, std::opti
                        std::optional<Tid> stop)
     : conn_(open_conn(loc, Role::iterator, &adapter)),
       q_(queries(loc.keep_history)),
+      hp_(loc.keep_history),
       after_(start ? start->sql() - 1 : -1),
       stop_(stop ? stop->sql() : std::numeric_limits<int64_t>::max()) {
   // The snapshot starts now, at creation, not at the first next().
   conn_->simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT 1", Context::read);
-  conn_->prepare({q_.iter_transactions, kIterRecords});
+  conn_->prepare({q_.iter_transactions, hp_ ? kIterRecordsHp : kIterRecords});
 }
 
 PgIterator::~PgIterator() { conn_->rollback_quietly(); }
@@ -43,10 +44,12 @@ bool PgIterator::next(TransactionRecord& out) {
   if (batch_.empty()) return false;
   out = std::move(batch_.front());
   batch_.pop_front();
-  const Result r = conn_->run(kIterRecords, Params().int64(out.tid.sql()), Context::read);
+  const Result r =
+      conn_->run(hp_ ? kIterRecordsHp : kIterRecords, Params().int64(out.tid.sql()), Context::read);
   for (int i = 0; i < r.rows(); ++i) {
-    out.records.push_back(
-        {Oid::from_sql(r.int64(i, 0)), out.tid, r.optional_bytes(i, 1), std::nullopt});
+    DataRecord rec{Oid::from_sql(r.int64(i, 0)), out.tid, r.optional_bytes(i, 1), std::nullopt};
+    if (hp_ && !r.is_null(i, 2)) rec.data_txn = Tid::from_sql(r.int64(i, 2));
+    out.records.push_back(std::move(rec));
   }
   return true;
 }

@@ -23,6 +23,7 @@ class PgIterator : public TransactionIterator {
 
   std::unique_ptr<Conn> conn_;
   const Queries& q_;
+  bool hp_;        // records carry data_txn (kIterRecordsHp)
   int64_t after_;  // the last TID read (start - 1 at first)
   int64_t stop_;
   std::deque<TransactionRecord> batch_;

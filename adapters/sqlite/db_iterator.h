@@ -17,6 +17,7 @@ class SqliteIterator : public TransactionIterator {
   std::unique_ptr<Db> db_;
   std::unique_ptr<Stmt> txns_;
   std::unique_ptr<Stmt> records_;
+  bool hp_;  // records carry data_txn (kIterRecordsHp)
   bool done_ = false;
 };
 

@@ -1,4 +1,4 @@
-// Undo: conformance.md lines 22-24 and 28 (undo after a pack), and line 31 for undo on a
+// Undo: conformance.md lines 22-25 and 28 (undo after a pack), and line 31 for undo on a
 // read-only storage (modes_test.cc).
 #include <algorithm>
 #include <vector>
@@ -98,6 +98,41 @@ TEST_P(Undo, UndoesTheLatestChangeAndAnOlderStillCurrentOne) {
   // The undo is itself a transaction in the log.
   EXPECT_EQ(inst_->undo_log(0, 1).at(0).tid, u);
   EXPECT_EQ(inst_->undo_log(0, 1).at(0).description, "undo");
+}
+
+// The record of `oid` in transaction `tid`, as the iterator gives it.
+DataRecord record_of(StorageInstance& inst, Tid tid, uint64_t oid) {
+  auto it = inst.iterator(tid, tid);
+  TransactionRecord txn;
+  EXPECT_TRUE(it->next(txn));
+  for (const auto& r : txn.records) {
+    if (r.oid == Oid(oid)) return r;
+  }
+  ADD_FAILURE() << "no record of oid " << oid << " in " << tid.hex();
+  return {};
+}
+
+// Line 25: an undo's record names the revision whose data it repeats (data_txn), and so
+// does a redo's; records written by stores name none, nor does an undone creation's.
+TEST_P(Undo, RecordsOfAnUndoNameTheRevisionTheyCopy) {
+  create(0, "root");
+  const Tid t1 = create(1, "a");
+  const Tid t2 = commit(*inst_, {{1, "b"}}, {{1, t1}});
+  const Tid made = create(2, "new");
+  const auto [oids, u] = undo_all(*inst_, {t2});
+  DataRecord r = record_of(*inst_, u, 1);
+  EXPECT_EQ(r.data, "a");
+  EXPECT_EQ(r.data_txn, t1);
+  const auto [again, redo] = undo_all(*inst_, {u});
+  r = record_of(*inst_, redo, 1);
+  EXPECT_EQ(r.data, "b");
+  EXPECT_EQ(r.data_txn, t2);
+  EXPECT_FALSE(record_of(*inst_, t2, 1).data_txn);
+  EXPECT_FALSE(record_of(*inst_, t1, 1).data_txn);
+  const auto [gone, unmade] = undo_all(*inst_, {made});
+  r = record_of(*inst_, unmade, 2);
+  EXPECT_FALSE(r.data);
+  EXPECT_FALSE(r.data_txn);
 }
 
 // Line 23: undoing a creation makes the object disappear; undoing that undo brings it back.
