@@ -1,4 +1,4 @@
-// relstore pack URI [--days D] [--no-gc] [--json]
+// relstore pack URI [--days D] [--gc | --no-gc] [--prepack-only] [--check-refs] [--json]
 #include <cstdio>
 #include <memory>
 
@@ -11,7 +11,7 @@ void add_pack_command(CLI::App& app) {
   struct Args {
     std::string uri;
     double days = 0;
-    bool no_gc = false;
+    PackOptions options;
     bool json = false;
   };
   auto args = std::make_shared<Args>();
@@ -23,10 +23,17 @@ void add_pack_command(CLI::App& app) {
   cmd->add_option("URI", args->uri, "the database")->required();
   cmd->add_option("--days,-d", args->days, "pack to this many days before now (default 0: now)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--no-gc", args->no_gc, "keep unreachable objects (only superseded revisions go)");
+  cmd->add_flag("--gc,!--no-gc", args->options.gc,
+                "remove the objects nothing reaches from the root (the default); --no-gc keeps "
+                "them, only superseded revisions go");
+  cmd->add_flag("--prepack-only", args->options.prepack_only,
+                "read the graph and report what a pack would remove; remove nothing");
+  cmd->add_flag("--check-refs", args->options.check_refs,
+                "refuse, removing nothing, when an object the pack keeps references one that "
+                "does not exist or that the pack would remove");
   cmd->add_flag("--json", args->json, "print one JSON object");
   cmd->callback([args] {
-    const PackResult result = pack_storage(args->uri, args->days, !args->no_gc);
+    const PackResult result = pack_storage(args->uri, args->days, args->options);
     std::fputs(format_pack_result(result, args->json).c_str(), stdout);
   });
 }

@@ -36,8 +36,9 @@ std::string format_migration_status(const MigrationStatus& status);
 std::vector<std::string> migrate_up(const std::string& uri, bool dry_run);
 
 // `relstore pack`: opens `uri` and packs it to `days` days before now (docs/operations.md,
-// "Packing"); with `gc`, unreachable objects go too.
-PackResult pack_storage(const std::string& uri, double days, bool gc);
+// "Packing"); `options.gc`, `prepack_only` and `check_refs` as given (its pack_tid is
+// replaced).
+PackResult pack_storage(const std::string& uri, double days, PackOptions options);
 // Its report: a line or two, or one JSON object.
 std::string format_pack_result(const PackResult& result, bool json);
 
@@ -71,8 +72,7 @@ struct VerifyReport {
   // No dangling references, a root unless the database is empty, current_object in step
   // with object_state, and an in-commit mirror in step with the data.
   bool ok() const {
-    return dangling == 0 && (has_root || objects == 0) && current_faults == 0 &&
-           !mirror_behind();
+    return dangling == 0 && (has_root || objects == 0) && current_faults == 0 && !mirror_behind();
   }
 };
 // Opens `uri` read-only (creating nothing) and reads every current object in one snapshot.

@@ -231,6 +231,13 @@ struct PackOptions {
   // than the last transaction: packs up to the last transaction.
   Tid pack_tid;
   bool gc = true;
+  // zodbpack's --prepack-only: read the graph and count what the pack would remove, and
+  // remove nothing (there is no saved state: the next pack reads the graph again).
+  bool prepack_only = false;
+  // Refuse, before removing anything, when an object the pack keeps references one that
+  // does not exist or that the pack would remove (a reference that already raises
+  // POSKeyError, whose target's remaining history the pack would erase).
+  bool check_refs = false;
   // Runs between reading the object graph and removing anything (tests commit there).
   std::function<void()> after_mark;
 };
@@ -241,6 +248,7 @@ struct PackResult {
   uint64_t revisions_removed = 0;     // superseded revisions (history-preserving)
   uint64_t transactions_removed = 0;  // left with no revisions (history-preserving)
   uint64_t objects_locked = 0;        // removable but locked by a committing transaction: kept
+  bool prepack_only = false;          // the counts are what a pack would remove; nothing was
 };
 
 // Counters an adapter keeps about its server traffic.

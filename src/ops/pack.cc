@@ -15,16 +15,14 @@ namespace {
 constexpr double kTidEpochUnix = -2208988800.0;
 }  // namespace
 
-PackResult pack_storage(const std::string& uri, double days, bool gc) {
+PackResult pack_storage(const std::string& uri, double days, PackOptions options) {
   const auto storage = open_storage(uri);
-  PackOptions options;
   if (!std::isfinite(days) || days < 0) {
     throw ConfigError("--days: a number of days of 0 or more, not " + std::to_string(days));
   }
   // Before 1900, where TIDs begin: keep everything (TID 1 is before any transaction).
   const double when = system_clock()->now() - days * 86400.0;
   options.pack_tid = when < kTidEpochUnix ? Tid(1) : TimeStamp::from_unix(when).tid();
-  options.gc = gc;
   const PackResult result = storage->pack(options);
   storage->close();
   return result;
@@ -40,10 +38,17 @@ std::string format_pack_result(const PackResult& r, bool json) {
         {"revisions_removed", r.revisions_removed},
         {"transactions_removed", r.transactions_removed},
         {"objects_locked", r.objects_locked},
+        {"prepack_only", r.prepack_only},
     };
     return j.dump(2) + "\n";
   }
   if (r.pack_tid.is_zero()) return "nothing to pack: the database is empty\n";
+  if (r.prepack_only) {
+    return "a pack to " + r.pack_tid.hex() + " (" + when + ") would remove " +
+           std::to_string(r.objects_removed) + " objects, " + std::to_string(r.revisions_removed) +
+           " old revisions and " + std::to_string(r.transactions_removed) +
+           " transactions; nothing was removed (--prepack-only)\n";
+  }
   std::string out = "packed to " + r.pack_tid.hex() + " (" + when +
                     "): " + std::to_string(r.objects_removed) + " objects, " +
                     std::to_string(r.revisions_removed) + " old revisions and " +

@@ -58,7 +58,7 @@ void add_refs(Marks& m, Oid oid, const std::optional<Bytes>& state) {
   } catch (const PickleError& e) {
     throw StorageError("pack: cannot read the references of oid " + oid.hex() + " (" + e.what() +
                        "), so what it keeps alive is unknown (a pack without garbage " +
-                       "collection, --no-gc, does not read references)");
+                       "collection, --no-gc, and without --check-refs does not read references)");
   }
 }
 
@@ -83,8 +83,9 @@ uint64_t chunked(const std::vector<int64_t>& ids, F&& make) {
   return n;
 }
 
-// Reads the object graph in one snapshot; returns the snapshot's last TID.
-Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_tid) {
+// Reads the object graph in one snapshot (the references only with `refs`); returns the
+// snapshot's last TID.
+Tid mark(backend::Adapter& adapter, Tid requested, bool gc, bool refs, Marks& m, Tid& pack_tid) {
   auto load = adapter.open_load();
   const Tid last = load->begin_snapshot(std::nullopt).last_tid;
   pack_tid = std::min(requested, last);
@@ -102,7 +103,7 @@ Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_
       } else {
         m.existing.emplace(oid.value(), row.tid);
       }
-      if (gc) add_refs(m, oid, row.state);
+      if (refs) add_refs(m, oid, row.state);
     }
     if (page.size() < 1000 || page.back().first.value() == ~uint64_t{0}) break;
     from = Oid(page.back().first.value() + 1);
@@ -116,7 +117,7 @@ Tid mark(backend::Adapter& adapter, Tid requested, bool gc, Marks& m, Tid& pack_
         "pack: the database has no root object (oid 0) at the pack time, so garbage "
         "collection would remove every object; pack without it (--no-gc)");
   }
-  if (hp && gc && pack_tid < last) {
+  if (hp && refs && pack_tid < last) {
     // Everything written after the pack time is live, with what it references.
     auto it = adapter.open_iterator(Tid(pack_tid.value() + 1), last);
     TransactionRecord txn;
@@ -242,6 +243,68 @@ uint64_t clean_transactions(backend::PackSession& s, Tid pack_tid, Tid last) {
   return removed;
 }
 
+// --check-refs: refuses when an object the pack keeps references one that does not exist
+// or that the pack removes (`doomed`), listing the first such references.
+void check_references(const Marks& m, const std::vector<int64_t>& doomed) {
+  constexpr uint64_t kListed = 20;
+  const std::unordered_set<uint64_t> gone(doomed.begin(), doomed.end());
+  const std::unordered_set<uint64_t> later(m.live.begin(), m.live.end());
+  const auto kept = [&](uint64_t oid) {
+    return (m.existing.count(oid) || later.count(oid)) && !gone.count(oid);
+  };
+  std::vector<uint64_t> from;
+  for (const auto& [oid, tid] : m.existing) from.push_back(oid);
+  from.insert(from.end(), m.live.begin(), m.live.end());
+  std::sort(from.begin(), from.end());
+  from.erase(std::unique(from.begin(), from.end()), from.end());
+  uint64_t bad = 0;
+  std::string listed;
+  for (const uint64_t oid : from) {
+    const auto* refs = kept(oid) ? m.graph.references(oid) : nullptr;
+    if (!refs) continue;
+    for (const uint64_t to : *refs) {
+      if (kept(to)) continue;
+      if (++bad <= kListed) listed += " " + Oid(oid).hex() + " -> " + Oid(to).hex();
+    }
+  }
+  if (bad == 0) return;
+  throw StorageError("pack: " + std::to_string(bad) +
+                     " references from objects the pack keeps to objects that do not exist or "
+                     "that it would remove (deleted ones):" +
+                     listed + (bad > kListed ? " …" : "") +
+                     " (--check-refs; loading them raises POSKeyError already)");
+}
+
+// --prepack-only: what the pack would remove, counted without removing anything. The
+// revisions a history-preserving pack keeps at or before the pack time are each object's
+// newest one then, unless the object goes; transactions left without any go, but for the
+// first and the newest (clean_transactions).
+void count_removals(backend::PackSession& s, const std::vector<int64_t>& doomed, bool hp, Tid last,
+                    PackResult& result) {
+  result.prepack_only = true;
+  result.objects_removed = doomed.size();
+  if (!hp) return;
+  const std::string p = std::to_string(result.pack_tid.sql());
+  std::unordered_set<int64_t> gone(doomed.begin(), doomed.end());
+  // (newest tid at or before the pack time, zoid as text) per object.
+  const auto newest =
+      s.rows("SELECT MAX(tid), zoid FROM object_state WHERE tid <= " + p + " GROUP BY zoid");
+  std::unordered_set<int64_t> kept_tids;
+  for (const auto& [tid, zoid] : newest) {
+    if (!gone.count(std::stoll(zoid.value_or("0")))) kept_tids.insert(tid);
+  }
+  const int64_t revisions =
+      s.rows("SELECT COUNT(*), NULL FROM object_state WHERE tid <= " + p).at(0).first;
+  result.revisions_removed = static_cast<uint64_t>(revisions) - newest.size();
+  const int64_t first =
+      s.rows("SELECT MIN(tid), NULL FROM \"transaction\" WHERE tid > 0").at(0).first;
+  for (const int64_t tid :
+       ids(s, "SELECT tid, NULL FROM \"transaction\" WHERE tid > " + std::to_string(first) +
+                  " AND tid <= " + p + " AND tid < " + std::to_string(last.sql()))) {
+    if (!kept_tids.count(tid)) ++result.transactions_removed;
+  }
+}
+
 // Storage::pack's work, counting what it removed in `result` as it goes.
 void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOptions& options,
               PackResult& result) {
@@ -263,13 +326,12 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   EmptiedCheck emptied(session, hp);
   Marks m;
   // TID 0 is the creation sentinel: a pack time before the first transaction is TID 1.
-  Tid seen = mark(a, std::max(options.pack_tid, Tid(1)), options.gc, m, result.pack_tid);
+  Tid seen = mark(a, std::max(options.pack_tid, Tid(1)), options.gc,
+                  options.gc || options.check_refs, m, result.pack_tid);
   if (seen.is_zero()) return;  // nothing was ever committed
   const Tid last = seen;
   if (options.after_mark) options.after_mark();
   const std::string p = std::to_string(result.pack_tid.sql());
-
-  if (hp) result.revisions_removed = prune(session, result.pack_tid, emptied);
 
   std::unordered_set<uint64_t> live;
   std::vector<int64_t> doomed;
@@ -295,6 +357,13 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   }
   std::sort(doomed.begin(), doomed.end());
   doomed.erase(std::unique(doomed.begin(), doomed.end()), doomed.end());
+  if (options.check_refs) check_references(m, doomed);
+  if (options.prepack_only) {
+    count_removals(session, doomed, hp, last, result);
+    return;
+  }
+  // Pruning touches no current revision, so it does not change what is doomed.
+  if (hp) result.revisions_removed = prune(session, result.pack_tid, emptied);
 
   // What goes with an object. History-preserving object_ref rows stay (RelStorage's
   // pre-pack cache, keyed by TID first: finding them by zoid would scan the table under

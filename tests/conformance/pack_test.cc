@@ -1,5 +1,5 @@
 // Pack: conformance.md lines 26, 27, 31 (pack refused read-only) and 33 (pack removes a
-// deleted object).
+// deleted object); zodbpack's --prepack-only and --check-refs (design.md §8).
 #include <chrono>
 #include <limits>
 #include <thread>

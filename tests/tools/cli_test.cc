@@ -350,11 +350,21 @@ TEST(Cli, PackKeepsTheSampleTreeAndDropsOldRevisions) {
   TempDir d;
   const std::string uri = "sqlite://" + d.sub("db");
   ASSERT_EQ(relstore("sample --objects 300 " + uri).code, 0);
+  // --prepack-only reports what the pack below then removes.
+  const CliRun plan = relstore("pack --prepack-only --check-refs --gc --json " + uri);
+  ASSERT_EQ(plan.code, 0) << plan.out;
+  const auto p = nlohmann::json::parse(plan.out);
+  EXPECT_TRUE(p["prepack_only"].get<bool>());
+  EXPECT_NE(relstore("pack --prepack-only " + uri).out.find("nothing was removed (--prepack-only)"),
+            std::string::npos);
   const CliRun r = relstore("pack --json " + uri);
   ASSERT_EQ(r.code, 0) << r.out;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["objects_removed"], 0);
   EXPECT_GT(j["revisions_removed"].get<int>(), 0);
+  EXPECT_EQ(j["revisions_removed"], p["revisions_removed"]);
+  EXPECT_EQ(j["transactions_removed"], p["transactions_removed"]);
+  EXPECT_FALSE(j["prepack_only"].get<bool>());
   const CliRun info = relstore("info --json " + uri);
   ASSERT_EQ(info.code, 0) << info.out;
   EXPECT_EQ(nlohmann::json::parse(info.out)["objects"], 300);
