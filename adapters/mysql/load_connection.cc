@@ -133,15 +133,25 @@ std::optional<backend::StateRow> MysqlLoadConnection::load_revision(Oid oid, Tid
   return out;
 }
 
-std::optional<Bytes> MysqlLoadConnection::load_blob(Oid oid, Tid tid) {
-  std::optional<Bytes> out;
-  conn().prepared(kLoadBlob).bind(1, oid.sql()).bind(2, tid.sql()).query([&](Rows& r) {
-    while (r.next()) {
-      if (!out) out.emplace();
-      out->append(r.bytes(0));
-    }
-  });
-  return out;
+bool MysqlLoadConnection::load_blob(Oid oid, Tid tid, const backend::BlobSink& sink) {
+  bool found = false;
+  for (int64_t from = 0;;) {
+    int64_t rows = 0;
+    conn()
+        .prepared(kLoadBlob)
+        .bind(1, oid.sql())
+        .bind(2, tid.sql())
+        .bind(3, from)
+        .query([&](Rows& r) {
+          while (r.next()) {
+            ++rows;
+            from = r.int64(0) + 1;
+            sink(r.bytes(1));
+          }
+        });
+    found = found || rows > 0;
+    if (rows < kBlobChunksPerPage) return found;
+  }
 }
 
 std::optional<backend::BeforeRow> MysqlLoadConnection::load_before(Oid oid, Tid tid) {

@@ -28,7 +28,7 @@ class MysqlLoadConnection : public backend::LoadConnection {
                                                                  size_t limit) override;
   std::vector<HistoryEntry> undoable_transactions(Tid below, size_t limit) override;
   std::vector<std::pair<Oid, std::optional<Bytes>>> transaction_records(Tid tid) override;
-  std::optional<Bytes> load_blob(Oid oid, Tid tid) override;
+  bool load_blob(Oid oid, Tid tid, const backend::BlobSink& sink) override;
 
  private:
   // Takes the connection back from the closer if end_snapshot handed it over.

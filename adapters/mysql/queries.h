@@ -24,8 +24,12 @@ const Queries& queries(bool keep_history);
 
 // Shared by both modes.
 // A blob's content: LONGBLOB chunks of up to 1 MiB (both modes' tables have the columns).
+// A blob's chunks from chunk_num ?, a few at a time: the connector holds a whole result
+// in memory, so load_blob asks for pages of kBlobChunksPerPage (the LIMIT).
+inline constexpr int64_t kBlobChunksPerPage = 4;
 inline constexpr const char* kLoadBlob =
-    "SELECT chunk FROM blob_chunk WHERE zoid = ? AND tid = ? ORDER BY chunk_num";
+    "SELECT chunk_num, chunk FROM blob_chunk WHERE zoid = ? AND tid = ? AND chunk_num >= ? "
+    "ORDER BY chunk_num LIMIT 4";
 inline constexpr const char* kLoadRevision =
     "SELECT tid, state FROM object_state WHERE zoid = ? AND tid = ?";
 inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = ? LIMIT 1";

@@ -110,12 +110,20 @@ std::optional<backend::StateRow> PgLoadConnection::load_revision(Oid oid, Tid ti
   return backend::StateRow{Tid::from_sql(r.int64(0, 0)), r.optional_bytes(0, 1)};
 }
 
-std::optional<Bytes> PgLoadConnection::load_blob(Oid oid, Tid tid) {
-  const Result r = run(kLoadBlob, Params().int64(oid.sql()).int64(tid.sql()));
-  if (!r.rows()) return std::nullopt;
-  Bytes out;
-  for (int i = 0; i < r.rows(); ++i) out += r.bytes(i, 0);
-  return out;
+bool PgLoadConnection::load_blob(Oid oid, Tid tid, const backend::BlobSink& sink) {
+  const Result chunks = run(kLoadBlob, Params().int64(oid.sql()).int64(tid.sql()));
+  for (int i = 0; i < chunks.rows(); ++i) {
+    const int64_t lo = chunks.int64(i, 0);
+    for (int64_t at = 0;; at += static_cast<int64_t>(backend::kBlobPiece)) {
+      const Result piece =
+          run(kReadLargeObject,
+              Params().int64(lo).int64(at).int64(static_cast<int64_t>(backend::kBlobPiece)));
+      const std::string bytes = piece.bytes(0, 0);
+      sink(bytes);
+      if (bytes.size() < backend::kBlobPiece) break;
+    }
+  }
+  return chunks.rows() > 0;
 }
 
 std::optional<backend::BeforeRow> PgLoadConnection::load_before(Oid oid, Tid tid) {

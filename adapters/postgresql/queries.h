@@ -52,8 +52,11 @@ inline constexpr Statement kTipKept = {
     "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = $1) THEN 1 ELSE 0 END"};
 // A blob's content: each chunk is a large object (RelStorage writes one, chunk_num 0).
 // Unprepared: blobs are rare next to loads.
+// A blob's large objects, then each read in pieces (load_blob streams them).
 inline constexpr Statement kLoadBlob = {
-    "", "SELECT lo_get(chunk) FROM blob_chunk WHERE zoid = $1 AND tid = $2 ORDER BY chunk_num"};
+    "", "SELECT chunk::bigint FROM blob_chunk WHERE zoid = $1 AND tid = $2 ORDER BY chunk_num"};
+inline constexpr Statement kReadLargeObject = {
+    "", "SELECT lo_get($1::bigint::oid, $2::bigint, $3::bigint::integer)"};
 inline constexpr Statement kLoadRevision = {
     "load_revision", "SELECT tid, state FROM object_state WHERE zoid = $1 AND tid = $2"};
 inline constexpr Statement kExists = {"exists",

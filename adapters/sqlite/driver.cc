@@ -48,6 +48,45 @@ Stmt& Stmt::bind_blob(int index, std::string_view value) {
   return *this;
 }
 
+Stmt& Stmt::bind_zeroblob(int index, uint64_t size) {
+  check_bind(sqlite3_bind_zeroblob64(stmt_, index, size), index, size);
+  return *this;
+}
+
+IncrementalBlob::IncrementalBlob(sqlite3* db, const char* table, const char* column, int64_t rowid,
+                                 bool writable)
+    : db_(db) {
+  const int rc = sqlite3_blob_open(db, "main", table, column, rowid, writable ? 1 : 0, &blob_);
+  if (rc != SQLITE_OK) {
+    sqlite3_blob_close(blob_);  // a handle SQLite may have set; closing nullptr is harmless
+    throw_db_error(
+        rc, db, Context::other,
+        std::string("opening ") + table + "." + column + " of row " + std::to_string(rowid));
+  }
+}
+
+IncrementalBlob::~IncrementalBlob() { sqlite3_blob_close(blob_); }
+
+void IncrementalBlob::read_all(size_t piece, const std::function<void(std::string_view)>& sink) {
+  const uint64_t total = size();
+  std::string buf;
+  uint64_t at = 0;
+  do {  // an empty value gives one empty piece
+    buf.resize(static_cast<size_t>(std::min<uint64_t>(piece, total - at)));
+    const int rc =
+        sqlite3_blob_read(blob_, buf.data(), static_cast<int>(buf.size()), static_cast<int>(at));
+    if (rc != SQLITE_OK) throw_db_error(rc, db_, Context::read, "reading a blob");
+    sink(buf);
+    at += buf.size();
+  } while (at < total);
+}
+
+void IncrementalBlob::write(uint64_t offset, std::string_view bytes) {
+  const int rc = sqlite3_blob_write(blob_, bytes.data(), static_cast<int>(bytes.size()),
+                                    static_cast<int>(offset));
+  if (rc != SQLITE_OK) throw_db_error(rc, db_, Context::commit, "writing a blob");
+}
+
 Stmt& Stmt::bind_state(int index, std::string_view state, uint64_t oid) {
   const int rc = sqlite3_bind_blob64(stmt_, index, state.data(), state.size(), SQLITE_STATIC);
   if (rc != SQLITE_OK) check_bind(rc, index, state.size(), "the state of oid " + Oid(oid).hex());

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -21,6 +22,8 @@ class Stmt {
 
   Stmt& bind(int index, int64_t value);
   Stmt& bind_blob(int index, std::string_view value);
+  // A BLOB of `size` zero bytes, to be filled through IncrementalBlob.
+  Stmt& bind_zeroblob(int index, uint64_t size);
   // An object's state: as bind_blob, and an error names the object.
   Stmt& bind_state(int index, std::string_view state, uint64_t oid);
   Stmt& bind_text(int index, std::string_view value);
@@ -58,6 +61,26 @@ class StmtScope {
 
  private:
   Stmt& s_;
+};
+
+// A BLOB value read or written in pieces (sqlite3_blob_*), so that a large one never sits
+// in memory whole: column `column` of row `rowid` of `table`, inside the caller's
+// transaction.
+class IncrementalBlob {
+ public:
+  IncrementalBlob(sqlite3* db, const char* table, const char* column, int64_t rowid, bool writable);
+  ~IncrementalBlob();
+  IncrementalBlob(const IncrementalBlob&) = delete;
+  IncrementalBlob& operator=(const IncrementalBlob&) = delete;
+
+  uint64_t size() const { return static_cast<uint64_t>(sqlite3_blob_bytes(blob_)); }
+  // Reads the whole value into `sink` in pieces of at most `piece` bytes.
+  void read_all(size_t piece, const std::function<void(std::string_view)>& sink);
+  void write(uint64_t offset, std::string_view bytes);
+
+ private:
+  sqlite3* db_;
+  sqlite3_blob* blob_ = nullptr;
 };
 
 class Db {

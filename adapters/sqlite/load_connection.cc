@@ -94,17 +94,20 @@ std::optional<backend::StateRow> SqliteLoadConnection::load_revision(Oid oid, Ti
   });
 }
 
-std::optional<Bytes> SqliteLoadConnection::load_blob(Oid oid, Tid tid) {
-  return read([&]() -> std::optional<Bytes> {
-    Stmt& s = db_->prepared(kLoadBlob);
-    StmtScope scope(s);
-    s.bind(1, oid.sql()).bind(2, tid.sql());
-    std::optional<Bytes> out;
-    while (s.step()) {
-      if (!out) out.emplace();
-      out->append(s.blob(0));
+bool SqliteLoadConnection::load_blob(Oid oid, Tid tid, const backend::BlobSink& sink) {
+  return read([&] {
+    std::vector<int64_t> rows;
+    {
+      Stmt& s = db_->prepared(kLoadBlob);
+      StmtScope scope(s);
+      s.bind(1, oid.sql()).bind(2, tid.sql());
+      while (s.step()) rows.push_back(s.int64(0));
     }
-    return out;
+    for (const int64_t row : rows) {
+      IncrementalBlob(db_->handle(), "blob_chunk", "chunk", row, false)
+          .read_all(backend::kBlobPiece, sink);
+    }
+    return !rows.empty();
   });
 }
 

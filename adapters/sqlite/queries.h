@@ -30,8 +30,9 @@ Tid newest_finished_tid(Db& db, bool keep_history, bool has_deletion_mark);
 
 // Shared by both modes.
 // Both modes' blob_chunk have zoid, tid and chunk_num (in different orders).
+// A blob's chunk rows, whose values load_blob reads in pieces (IncrementalBlob).
 inline constexpr const char* kLoadBlob =
-    "SELECT chunk FROM blob_chunk WHERE zoid = ? AND tid = ? ORDER BY chunk_num";
+    "SELECT rowid FROM blob_chunk WHERE zoid = ? AND tid = ? ORDER BY chunk_num";
 inline constexpr const char* kInsertBlobChunk =
     "INSERT INTO blob_chunk (zoid, tid, chunk_num, chunk) VALUES (?, ?, ?, ?)";
 inline constexpr const char* kLoadRevision =

@@ -1,5 +1,7 @@
 #include "adapters/sqlite/store_connection.h"
 
+#include <filesystem>
+
 #include "adapters/sqlite/errors.h"
 #include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/queries.h"
@@ -165,12 +167,27 @@ void SqliteStoreConnection::write_blobs(Tid tid) {
   if (blobs_.empty()) return;
   Stmt& s = db_->prepared(kInsertBlobChunk);
   for (const auto& b : blobs_) {
-    // One chunk: SQLite's BLOB holds up to its length limit (1 GB by default).
-    backend::read_blob_chunks(b.path, SIZE_MAX, [&](int64_t num, Bytes&& chunk) {
+    // One chunk: SQLite's BLOB holds up to its length limit (1 GB by default). Inserted as
+    // zeros of the file's size, then filled in pieces, so it never sits in memory whole.
+    std::error_code ec;
+    const uintmax_t size = std::filesystem::file_size(b.path, ec);
+    if (ec) throw StorageError("cannot read blob file " + b.path + ": " + ec.message());
+    {
       StmtScope scope(s);
-      s.bind(1, b.oid.sql()).bind(2, tid.sql()).bind(3, num).bind_blob(4, chunk);
+      s.bind(1, b.oid.sql()).bind(2, tid.sql()).bind(3, 0).bind_zeroblob(4, size);
       s.step();
+    }
+    IncrementalBlob value(db_->handle(), "blob_chunk", "chunk",
+                          sqlite3_last_insert_rowid(db_->handle()), true);
+    uint64_t at = 0;
+    backend::read_blob_chunks(b.path, backend::kBlobPiece, [&](int64_t, Bytes&& piece) {
+      if (at + piece.size() > size) {
+        throw StorageError("blob file " + b.path + " grew while it was being stored");
+      }
+      value.write(at, piece);
+      at += piece.size();
     });
+    if (at != size) throw StorageError("blob file " + b.path + " shrank while it was being stored");
   }
   blobs_.clear();
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +58,13 @@ class BlobDir {
   std::string take(const std::string& file) const;
   // Writes `content` to a new file under `tmp/` (synced) and returns its path.
   std::string write_temporary(std::string_view content) const;
+  // The same for a content that arrives in pieces, so that it never sits in memory whole:
+  // `fill` hands each piece to its argument, in order, and returns false when there turns
+  // out to be no content (the file then goes, and none is returned). A throw from `fill`
+  // removes the file too.
+  using PieceWriter = std::function<void(std::string_view)>;
+  std::optional<std::string> write_temporary_from(
+      const std::function<bool(const PieceWriter&)>& fill) const;
   // Moves a finished file of `tmp/` into place as the committed blob, read-only.
   void publish(const std::string& tmp, Oid oid, Tid tid) const;
   // Removes what an interrupted write of relstore's left in `tmp/` (never ZODB's own

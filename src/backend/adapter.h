@@ -5,10 +5,12 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -46,6 +48,12 @@ struct PollResult {
   std::optional<Tid> mark;
 };
 
+// Takes a blob's content piece by piece (LoadConnection::load_blob).
+using BlobSink = std::function<void(std::string_view)>;
+// The pieces a dialect reads a large chunk in (PostgreSQL's large objects, SQLite's one
+// chunk per blob), and writes it in where it streams.
+inline constexpr size_t kBlobPiece = 4 << 20;
+
 // A connection whose read transaction is an instance's snapshot.
 class LoadConnection {
  public:
@@ -76,9 +84,11 @@ class LoadConnection {
   // History-preserving (undo): the revisions transaction `tid` wrote, in OID order (state
   // none: the object is absent in it).
   virtual std::vector<std::pair<Oid, std::optional<Bytes>>> transaction_records(Tid tid) = 0;
-  // The content of revision `tid`'s blob (blob_chunk's chunks in order), none when that
-  // revision has no blob in the snapshot.
-  virtual std::optional<Bytes> load_blob(Oid oid, Tid tid) = 0;
+  // Hands the content of revision `tid`'s blob (blob_chunk's chunks in order) to `sink`
+  // in pieces of at most kBlobPiece bytes or one stored chunk, so that a large blob never
+  // sits in memory whole. False, having called nothing, when that revision has no blob in
+  // the snapshot.
+  virtual bool load_blob(Oid oid, Tid tid, const BlobSink& sink) = 0;
 };
 
 // A record on its way into the database.

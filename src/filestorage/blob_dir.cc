@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -224,19 +225,40 @@ void BlobDir::publish(const std::string& tmp, Oid oid, Tid tid) const {
 }
 
 std::string BlobDir::write_temporary(std::string_view content) const {
+  return *write_temporary_from([&](const PieceWriter& write) {
+    write(content);
+    return true;
+  });
+}
+
+std::optional<std::string> BlobDir::write_temporary_from(
+    const std::function<bool(const PieceWriter&)>& fill) const {
   const std::string tmp = new_temporary();
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
-  bool ok = fd >= 0;
-  for (size_t done = 0; ok && done < content.size();) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    ok = n >= 0;
-    if (ok) done += static_cast<size_t>(n);
+  const auto failed = [&] {
+    return StorageError("cannot write a blob to " + tmp + ": " + std::strerror(errno));
+  };
+  bool found = false;
+  try {
+    if (fd < 0) throw failed();
+    found = fill([&](std::string_view piece) {
+      for (size_t done = 0; done < piece.size();) {
+        const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
+        if (n < 0) throw failed();
+        done += static_cast<size_t>(n);
+      }
+    });
+    if (found && ::fsync(fd) != 0) throw failed();
+  } catch (...) {
+    if (fd >= 0) ::close(fd);
+    std::error_code ec;
+    fsys::remove(tmp, ec);
+    throw;
   }
-  ok = ok && ::fsync(fd) == 0;
-  if (fd >= 0) ::close(fd);
-  if (!ok) {
+  ::close(fd);
+  if (!found) {
     fsys::remove(tmp);
-    throw StorageError("cannot write a blob to " + tmp);
+    return std::nullopt;
   }
   return tmp;
 }

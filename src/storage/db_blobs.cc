@@ -62,14 +62,13 @@ std::string DbInstance::load_blob(Oid oid, Tid tid) {
   const BlobDir& dir = storage_.blob_dir("load_blob");
   if (dir.has_blob(oid, tid)) return dir.blob_path(oid, tid);
   ensure_snapshot();
-  const auto content = load_conn().load_blob(oid, tid);
-  if (!content) throw POSKeyError(oid, tid);
-  dir.write_blob(oid, tid, *content);
+  // Streamed from the database into a temporary file, renamed into place: processes
+  // sharing the directory never see a partial file, and the content is never in memory.
+  const auto tmp = dir.write_temporary_from(
+      [&](const BlobDir::PieceWriter& write) { return load_conn().load_blob(oid, tid, write); });
+  if (!tmp) throw POSKeyError(oid, tid);
+  dir.publish(*tmp, oid, tid);
   return dir.blob_path(oid, tid);
-}
-
-void DbInstance::add_blob_content(Oid oid, const Bytes& content) {
-  blobs_[oid] = storage_.blob_dir("undo of a blob").write_temporary(content);
 }
 
 std::vector<backend::PendingBlob> DbInstance::pending_blobs() const {

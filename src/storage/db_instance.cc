@@ -1,6 +1,7 @@
 #include "storage/db_instance.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <shared_mutex>
@@ -405,9 +406,22 @@ std::vector<Oid> DbInstance::undo(std::string_view id, const TransactionMetaData
     Oid oid;
     Tid serial;
     std::optional<Bytes> state;
-    std::optional<Bytes> blob;  // the blob of the revision brought back, when it has one
+    // A temporary file with the blob of the revision brought back, when it has one.
+    std::optional<std::string> blob;
   };
   std::vector<Change> changes;
+  // An UndoError (or any error) below leaves no temporary blob file behind.
+  struct Cleanup {
+    std::vector<Change>& changes;
+    bool armed = true;
+    ~Cleanup() {
+      if (!armed) return;
+      for (const auto& c : changes) {
+        std::error_code ec;
+        if (c.blob) std::filesystem::remove(*c.blob, ec);
+      }
+    }
+  } cleanup{changes};
   for (auto& [oid, undone] : conn.transaction_records(tid)) {
     undo::Revisions r{oid, std::move(undone), std::nullopt, std::nullopt, Tid(0)};
     std::optional<Tid> before_tid;
@@ -427,15 +441,25 @@ std::vector<Oid> DbInstance::undo(std::string_view id, const TransactionMetaData
     // The revision brought back as it was takes its blob along (a merged state has none:
     // blobs do not resolve conflicts).
     if (before_tid && c.state && c.state == r.before) {
-      c.blob = conn.load_blob(oid, *before_tid);
-      if (c.blob) storage_.blob_dir("undo of a blob revision");
+      const Oid o = oid;
+      const Tid at = *before_tid;
+      if (storage_.has_blob_dir()) {
+        c.blob = storage_.blob_dir("undo").write_temporary_from(
+            [&](const BlobDir::PieceWriter& write) { return conn.load_blob(o, at, write); });
+      } else {
+        // Without a blob directory only a revision without a blob can come back: the
+        // first piece of one stops the undo, with the error that names the option.
+        conn.load_blob(o, at,
+                       [&](std::string_view) { storage_.blob_dir("undo of a blob revision"); });
+      }
     }
     changes.push_back(std::move(c));
   }
+  cleanup.armed = false;  // from here every file belongs to the commit (blobs_)
   std::vector<Oid> oids;
   for (auto& c : changes) {
     add_record(c.oid, c.serial, std::move(c.state));
-    if (c.blob) add_blob_content(c.oid, *c.blob);
+    if (c.blob) blobs_[c.oid] = std::move(*c.blob);
     oids.push_back(c.oid);
   }
   return oids;

@@ -83,7 +83,6 @@ class DbInstance : public StorageInstance {
   void forget_cached_states();
   // The commit's blob files (db_blobs.cc): added, listed for the vote, dropped when the
   // object's record is replaced, moved into the blob directory by finish or removed.
-  void add_blob_content(Oid oid, const Bytes& content);
   std::vector<backend::PendingBlob> pending_blobs() const;
   void drop_blob(Oid oid) noexcept;
   void publish_blobs(Tid tid) noexcept;

@@ -42,6 +42,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   // The blob directory of the options; StorageError saying how to give one when there is
   // none and `what` needs it.
   const BlobDir& blob_dir(const std::string& what) const;
+  bool has_blob_dir() const { return blob_dir_.has_value(); }
   void close() override;
 
   // --- for instances ---
