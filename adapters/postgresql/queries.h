@@ -3,6 +3,7 @@
 #pragma once
 
 #include "adapters/postgresql/driver.h"
+#include "backend/iter_records.h"
 
 namespace relstore::postgresql {
 
@@ -63,17 +64,8 @@ inline constexpr Statement kExists = {"exists",
                                       "SELECT 1 FROM object_state WHERE zoid = $1 LIMIT 1"};
 inline constexpr Statement kIterRecords = {
     "iter_records", "SELECT zoid, state FROM object_state WHERE tid = $1 ORDER BY zoid"};
-// History-preserving: the records of transaction $1, each with the revision whose data it
-// repeats (the iterator's data_txn, conformance line 25): an undo copies the state from
-// before the revision it supersedes, so that revision's predecessor, when its md5 and
-// size match; none otherwise. Two primary-key lookups a record.
-inline constexpr Statement kIterRecordsHp = {
-    "iter_records_hp",
-    "SELECT o.zoid, o.state, q.tid FROM object_state o "
-    "LEFT JOIN object_state p ON p.zoid = o.zoid AND p.tid = o.prev_tid "
-    "LEFT JOIN object_state q ON q.zoid = o.zoid AND q.tid = p.prev_tid AND q.md5 = o.md5 "
-    "AND q.state_size = o.state_size "
-    "WHERE o.tid = $1 ORDER BY o.zoid"};
+// History-preserving, with data_txn (backend/iter_records.h).
+inline constexpr Statement kIterRecordsHp = {"iter_records_hp", RELSTORE_ITER_RECORDS_HP("$1")};
 // History-preserving: (below, limit) -> tid, 0, user, description, extension (undo_log).
 inline constexpr Statement kUndoableTransactions = {
     "undoable_transactions",

@@ -1,6 +1,7 @@
 // The SQL that differs between history-free and history-preserving SQLite databases.
 #pragma once
 
+#include "backend/iter_records.h"
 #include "relstore/types.h"
 
 namespace relstore::sqlite {
@@ -40,16 +41,8 @@ inline constexpr const char* kLoadRevision =
 inline constexpr const char* kExists = "SELECT 1 FROM object_state WHERE zoid = ? LIMIT 1";
 inline constexpr const char* kIterRecords =
     "SELECT zoid, state FROM object_state WHERE tid = ? ORDER BY zoid";
-// History-preserving: the records of transaction ?, each with the revision whose data it
-// repeats (the iterator's data_txn, conformance line 25): an undo copies the state from
-// before the revision it supersedes, so that revision's predecessor, when its md5 and
-// size match; none otherwise. Two primary-key lookups a record.
-inline constexpr const char* kIterRecordsHp =
-    "SELECT o.zoid, o.state, q.tid FROM object_state o "
-    "LEFT JOIN object_state p ON p.zoid = o.zoid AND p.tid = o.prev_tid "
-    "LEFT JOIN object_state q ON q.zoid = o.zoid AND q.tid = p.prev_tid AND q.md5 = o.md5 "
-    "AND q.state_size = o.state_size "
-    "WHERE o.tid = ? ORDER BY o.zoid";
+// History-preserving, with data_txn (backend/iter_records.h).
+inline constexpr const char* kIterRecordsHp = RELSTORE_ITER_RECORDS_HP("?");
 inline constexpr const char* kStateBytes = "SELECT COALESCE(SUM(state_size), 0) FROM object_state";
 // History-preserving: (below, limit) -> tid, 0, user, description, extension (undo_log).
 inline constexpr const char* kUndoableTransactions =

@@ -1,11 +1,13 @@
 #include "json_mirror_support.h"
 
+#include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <cctype>
 
 #include "relstore/errors.h"
 #include "relstore/json_mirror.h"
+#include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/server_db.h"
 
@@ -135,6 +137,17 @@ std::string empty_database(const Backend& b, const testing::TempDir& dir, const 
   const std::string uri = testing::server_database_uri(b.scheme, suffix, b.keep_history);
   open_storage(uri)->zap_all();  // empties the mirror and its progress too
   mirror_disable(uri);
+  return uri;
+}
+
+std::string sample_database(const Backend& b, const testing::TempDir& dir, uint64_t objects,
+                            uint64_t seed) {
+  const std::string uri =
+      empty_database(b, dir, ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  SampleOptions o;
+  o.objects = objects;
+  o.seed = seed;
+  write_sample(uri, o);
   return uri;
 }
 

@@ -29,6 +29,10 @@ bool required(const Backend& b);
 // with zap_all before every test).
 std::string empty_database(const Backend& b, const testing::TempDir& dir, const std::string& name);
 
+// empty_database for the running test, with a `relstore sample` tree of `objects` objects.
+std::string sample_database(const Backend& b, const testing::TempDir& dir, uint64_t objects,
+                            uint64_t seed);
+
 // Runs `sql` (one statement; a write commits) on the database of `uri` and returns every
 // row as text ("NULL" for NULL). Throws StorageError when the statement fails.
 using Rows = std::vector<std::vector<std::string>>;

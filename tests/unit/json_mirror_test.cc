@@ -53,12 +53,7 @@ class JsonMirror : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     RELSTORE_NEED_BACKEND(GetParam());
-    uri_ = mirror_test::empty_database(
-        GetParam(), d_, ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    SampleOptions o;
-    o.objects = 400;
-    o.seed = 3;
-    write_sample(uri_, o);
+    uri_ = mirror_test::sample_database(GetParam(), d_, 400, 3);
   }
 
   // Random work through an instance: updates that copy other objects' states, new objects,

@@ -10,7 +10,6 @@
 #include "json_mirror_support.h"
 #include "relstore/json_mirror.h"
 #include "relstore/ops.h"
-#include "relstore/sample.h"
 #include "relstore/storage.h"
 #include "support/commits.h"
 #include "support/temp_dir.h"
@@ -24,12 +23,7 @@ class Verify : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
     RELSTORE_NEED_BACKEND(GetParam());
-    uri_ = mirror_test::empty_database(
-        GetParam(), d_, ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    SampleOptions o;
-    o.objects = 60;
-    o.seed = 5;
-    write_sample(uri_, o);
+    uri_ = mirror_test::sample_database(GetParam(), d_, 60, 5);
   }
 
   bool hp() const { return GetParam().keep_history; }
