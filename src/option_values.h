@@ -2,6 +2,7 @@
 // error, never ignored (std::stoi and atoi read "5432x" as 5432 and "ten" as 0).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,8 @@ namespace relstore {
 bool parse_bool(const std::string& key, const std::string& value);
 // A finite number >= 0.
 double parse_number(const std::string& key, const std::string& value);
+// A size in bytes: a whole number with an optional KB, MB, GB or TB (ZConfig's byte-size).
+uint64_t parse_byte_size(const std::string& key, const std::string& value);
 // A port 1-65535; `where` starts the message ("malformed URI", a config file's line).
 int parse_port(std::string_view port, const std::string& where);
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "option_values.h"
 #include "relstore/errors.h"
@@ -173,6 +174,27 @@ double parse_number(const std::string& key, const std::string& v) {
   return out;
 }
 
+uint64_t parse_byte_size(const std::string& key, const std::string& v) {
+  // ZConfig's byte-size, as RelStorage's options take it: a whole number with an optional
+  // KB, MB, GB or TB (powers of 1024, any case, a space allowed before it).
+  uint64_t n = 0;
+  auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  std::string unit = lowercase(std::string(ptr, v.data() + v.size()));
+  if (!unit.empty() && unit.front() == ' ') unit.erase(0, 1);
+  int shift = -1;
+  if (unit.empty()) shift = 0;
+  if (unit == "kb") shift = 10;
+  if (unit == "mb") shift = 20;
+  if (unit == "gb") shift = 30;
+  if (unit == "tb") shift = 40;
+  if (ec != std::errc() || ptr == v.data() || shift < 0 ||
+      n > (std::numeric_limits<uint64_t>::max() >> shift)) {
+    throw ConfigError("option " + key +
+                      ": expected a size in bytes such as 1073741824 or 10GB, got '" + v + "'");
+  }
+  return n << shift;
+}
+
 int parse_port(std::string_view port, const std::string& where) {
   int p = 0;
   auto [ptr, ec] = std::from_chars(port.data(), port.data() + port.size(), p);
@@ -330,11 +352,24 @@ StorageOptions StorageUri::options() const {
     } else if (key == "blob_dir" || key == "blob-dir") {
       once("blob directory", key, value);
       o.blob_dir = value;
+    } else if (key == "blob_cache_size" || key == "blob-cache-size") {
+      once("blob cache size", key, value);
+      o.blob_cache_size = parse_byte_size(key, value);
+    } else if (key == "blob_cache_size_check" || key == "blob-cache-size-check") {
+      once("blob cache size check", key, value);
+      o.blob_cache_size_check = parse_number(key, value);
+      if (o.blob_cache_size_check <= 0 || o.blob_cache_size_check > 100) {
+        throw ConfigError("option " + key +
+                          ": expected a percentage above 0 and at most 100, got '" + value + "'");
+      }
     } else if (key == "create") {
       o.create = parse_bool(key, value);
     } else {
       o.driver[key] = value;
     }
+  }
+  if (o.blob_cache_size && o.blob_dir.empty()) {
+    throw ConfigError("option blob_cache_size limits the blob directory: give blob_dir too");
   }
   return o;
 }

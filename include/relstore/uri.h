@@ -1,6 +1,7 @@
 // Storage URIs: sqlite:///dir, postgresql://…, mysql://…, file:///…Data.fs.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +34,12 @@ struct StorageOptions {
   // Where blob files are kept: for a database, a cache of the contents its blob_chunk
   // table holds (RelStorage's blob-dir with shared-blob-dir false). Empty: no blobs.
   std::string blob_dir;
+  // RelStorage's blob-cache-size: the most bytes blob_dir keeps (none: no limit). Past it,
+  // the least recently used files go (storage/blob_cache_limit.h).
+  std::optional<uint64_t> blob_cache_size;
+  // RelStorage's blob-cache-size-check: the percentage of blob_cache_size written into the
+  // cache between two checks of its size.
+  double blob_cache_size_check = 10;
   // Parameters relstore does not know itself; the adapter decides (libpq options, pragmas).
   std::map<std::string, std::string> driver;
 };

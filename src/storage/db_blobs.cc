@@ -60,7 +60,11 @@ void DbInstance::restore_blob(Oid oid, Tid serial, const Bytes& data, const std:
 
 std::string DbInstance::load_blob(Oid oid, Tid tid) {
   const BlobDir& dir = storage_.blob_dir("load_blob");
-  if (dir.has_blob(oid, tid)) return dir.blob_path(oid, tid);
+  if (dir.has_blob(oid, tid)) {
+    const std::string path = dir.blob_path(oid, tid);
+    storage_.blob_served(path);
+    return path;
+  }
   ensure_snapshot();
   // Streamed from the database into a temporary file, renamed into place: processes
   // sharing the directory never see a partial file, and the content is never in memory.
@@ -68,7 +72,9 @@ std::string DbInstance::load_blob(Oid oid, Tid tid) {
       [&](const BlobDir::PieceWriter& write) { return load_conn().load_blob(oid, tid, write); });
   if (!tmp) throw POSKeyError(oid, tid);
   dir.publish(*tmp, oid, tid);
-  return dir.blob_path(oid, tid);
+  const std::string path = dir.blob_path(oid, tid);
+  storage_.blob_cached(path);
+  return path;
 }
 
 std::vector<backend::PendingBlob> DbInstance::pending_blobs() const {
@@ -89,7 +95,9 @@ void DbInstance::drop_blob(Oid oid) noexcept {
 void DbInstance::publish_blobs(Tid tid) noexcept {
   for (const auto& [oid, path] : blobs_) {
     try {
-      storage_.blob_dir("tpc_finish").publish(path, oid, tid);
+      const BlobDir& dir = storage_.blob_dir("tpc_finish");
+      dir.publish(path, oid, tid);
+      storage_.blob_cached(dir.blob_path(oid, tid));
     } catch (const std::exception&) {
       // The commit holds the content; the cache fills from blob_chunk on the next load.
     }

@@ -1,6 +1,7 @@
 #include "storage/db_storage.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 
 #include "relstore/errors.h"
@@ -16,6 +17,21 @@ DbStorage::DbStorage(std::unique_ptr<backend::Adapter> adapter, StorageOptions o
       cache_(options_.cache_mb * 1024 * 1024) {
   if (!options_.clock) options_.clock = system_clock();
   if (!options_.blob_dir.empty()) blob_dir_.emplace(BlobDir::create(options_.blob_dir));
+  if (blob_dir_ && options_.blob_cache_size) {
+    blob_limit_ = std::make_unique<BlobCacheLimit>(*blob_dir_, *options_.blob_cache_size,
+                                                   options_.blob_cache_size_check);
+  }
+}
+
+void DbStorage::blob_cached(const std::string& path) noexcept {
+  if (!blob_limit_) return;
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  if (!ec) blob_limit_->written(bytes);
+}
+
+void DbStorage::blob_served(const std::string& path) noexcept {
+  if (blob_limit_) BlobCacheLimit::touch(path);
 }
 
 const BlobDir& DbStorage::blob_dir(const std::string& what) const {

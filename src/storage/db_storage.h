@@ -12,6 +12,7 @@
 #include "relstore/blob_dir.h"
 #include "relstore/clock.h"
 #include "relstore/storage.h"
+#include "storage/blob_cache_limit.h"
 #include "storage/state_cache.h"
 
 namespace relstore {
@@ -43,6 +44,10 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   // none and `what` needs it.
   const BlobDir& blob_dir(const std::string& what) const;
   bool has_blob_dir() const { return blob_dir_.has_value(); }
+  // The cache's bookkeeping for blob_cache_size (storage/blob_cache_limit.h): a file just
+  // written into the blob directory, and one just served from it. Never throw.
+  void blob_cached(const std::string& path) noexcept;
+  void blob_served(const std::string& path) noexcept;
   void close() override;
 
   // --- for instances ---
@@ -117,6 +122,7 @@ class DbStorage : public Storage, public std::enable_shared_from_this<DbStorage>
   StorageOptions options_;
   StateCache cache_;
   std::optional<BlobDir> blob_dir_;
+  std::unique_ptr<BlobCacheLimit> blob_limit_;  // with blob_cache_size
   std::shared_mutex visibility_;
 
   mutable std::mutex resolver_mu_;

@@ -5,12 +5,16 @@
 // is what the database holds.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "conformance/fixture.h"
+#include "relstore/blob_dir.h"
 #include "support/temp_dir.h"
 
 namespace relstore::conformance {
@@ -216,6 +220,38 @@ TEST_P(Blobs, DeletedObjectLosesItsBlob) {
     forget_fresh_cache();
   }
   EXPECT_THROW(from_database(1, t1), POSKeyError);
+}
+
+// RelStorage's blob-cache-size: past the check's share of the limit, the least recently
+// used files go until the directory is under the limit by that share; a file used in the
+// last minute stays, and a blob that went is read from the database again.
+TEST_P(Blobs, ACacheSizeKeepsTheLeastRecentlyUsedFilesOut) {
+  inst_.reset();
+  storage_->close();
+  const std::string dir = dirs_.sub("small");
+  storage_ = reopen("blob_dir=" + dir + "&blob_cache_size=10KB&blob_cache_size_check=50");
+  inst_ = storage_->new_instance();
+  const auto content = [](uint64_t oid) { return std::string(2000, static_cast<char>('a' + oid)); };
+  std::map<uint64_t, Tid> tids;
+  for (uint64_t oid = 1; oid <= 5; ++oid)
+    tids[oid] = commit_blobs({{oid, {std::nullopt, content(oid)}}});
+  // Age the five files (oid 1 the oldest), then use oid 2's: it becomes the newest.
+  const auto now = fs::file_time_type::clock::now();
+  for (uint64_t oid = 1; oid <= 5; ++oid) {
+    fs::last_write_time(inst_->load_blob(Oid(oid), tids[oid]),
+                        now - std::chrono::hours(2) + std::chrono::minutes(oid));
+  }
+  EXPECT_EQ(read(inst_->load_blob(Oid(2), tids[2])), content(2));
+  // The sixth file takes the writes since the last check past 5 KB: 12,000 bytes are over
+  // the limit of 10,240, so 1, 3, 4 and 5 go (to 4,000, under 5,120); 2 and 6 are in use.
+  tids[6] = commit_blobs({{6, {std::nullopt, content(6)}}});
+  std::set<uint64_t> cached;
+  for (const BlobFile& f : BlobDir::open(dir).list()) cached.insert(f.oid.value());
+  EXPECT_EQ(cached, (std::set<uint64_t>{2, 6}));
+  for (uint64_t oid = 1; oid <= 6; ++oid) {
+    EXPECT_EQ(read(inst_->load_blob(Oid(oid), tids[oid])), content(oid)) << oid;
+  }
+  EXPECT_EQ(BlobDir::open(dir).list().size(), 6u);  // back from the database
 }
 
 TEST_P(Blobs, NeedABlobDirectory) {

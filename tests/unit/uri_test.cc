@@ -152,6 +152,44 @@ TEST(Uri, Options) {
   }
 }
 
+// RelStorage's blob-cache-size and blob-cache-size-check, as ZConfig reads sizes.
+TEST(Uri, BlobCacheSizeTakesZConfigSizes) {
+  const auto size = [](const std::string& v) {
+    return StorageUri::parse("sqlite:///x?blob_dir=/c&blob_cache_size=" + v)
+        .options()
+        .blob_cache_size;
+  };
+  EXPECT_EQ(size("1000"), 1000u);
+  EXPECT_EQ(size("10KB"), 10u << 10);
+  EXPECT_EQ(size("512mb"), 512ull << 20);
+  EXPECT_EQ(size("2%20GB"), 2ull << 30);
+  EXPECT_EQ(size("1TB"), 1ull << 40);
+  for (const char* bad : {"", "ten", "-5", "5XB", "1.5GB", "99999999999TB"}) {
+    EXPECT_THROW(size(bad), ConfigError) << bad;
+  }
+  const auto o =
+      StorageUri::parse("sqlite:///x?blob-dir=/c&blob-cache-size=1GB&blob-cache-size-check=25")
+          .options();
+  EXPECT_EQ(o.blob_cache_size, 1ull << 30);
+  EXPECT_DOUBLE_EQ(o.blob_cache_size_check, 25);
+  EXPECT_FALSE(StorageUri::parse("sqlite:///x?blob_dir=/c").options().blob_cache_size);
+  EXPECT_DOUBLE_EQ(StorageUri::parse("sqlite:///x").options().blob_cache_size_check, 10);
+  for (const char* bad : {"0", "101", "x"}) {
+    EXPECT_THROW(
+        StorageUri::parse(std::string("sqlite:///x?blob_dir=/c&blob_cache_size_check=") + bad)
+            .options(),
+        ConfigError)
+        << bad;
+  }
+  // A limit of no directory is a mistake, said so.
+  try {
+    StorageUri::parse("sqlite:///x?blob_cache_size=1GB").options();
+    ADD_FAILURE() << "blob_cache_size without blob_dir";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("give blob_dir"), std::string::npos) << e.what();
+  }
+}
+
 // An option given twice, or the history mode under two spellings, was settled silently by
 // whichever came last (in key order): "?history=preserving&history=free" converted into a
 // history-free destination.
