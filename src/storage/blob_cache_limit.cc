@@ -19,17 +19,23 @@ struct Cached {
 }  // namespace
 
 void BlobCacheLimit::written(uint64_t bytes) noexcept {
-  std::unique_lock lock(mu_);
-  since_check_ += bytes;
-  if (static_cast<double>(since_check_) < static_cast<double>(limit_) * check_percent_ / 100) {
-    return;
+  {
+    const std::lock_guard lock(mu_);
+    since_check_ += bytes;
+    if (pruning_ ||
+        static_cast<double>(since_check_) < static_cast<double>(limit_) * check_percent_ / 100) {
+      return;
+    }
+    since_check_ = 0;
+    pruning_ = true;
   }
-  since_check_ = 0;
   try {
-    prune();
+    prune();  // outside the lock: other threads' loads and commits do not wait for it
   } catch (const std::exception&) {
     // A directory that cannot be read now is measured again after the next check's bytes.
   }
+  const std::lock_guard lock(mu_);
+  pruning_ = false;
 }
 
 void BlobCacheLimit::touch(const std::string& path) noexcept {

@@ -44,6 +44,7 @@ class BlobCacheLimit {
   double check_percent_;
   std::mutex mu_;
   uint64_t since_check_ = 0;  // bytes written since the last prune, under mu_
+  bool pruning_ = false;      // under mu_
 };
 
 }  // namespace relstore
