@@ -12,6 +12,7 @@
 // (RelStorage's, say) holds locked: the next pack takes them. Last, transactions up to the
 // pack time are marked packed and those left without revisions go.
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <optional>
 #include <span>
@@ -305,9 +306,30 @@ void count_removals(backend::PackSession& s, const std::vector<int64_t>& doomed,
   }
 }
 
-// Storage::pack's work, counting what it removed in `result` as it goes.
+// The blob directory of the storage that packed (a cache of blob_chunk) loses the files of
+// what the pack removed: those of removed objects, and of revisions older than the one
+// current at the pack time (history-preserving: pruned; history-free: long superseded).
+// Other processes' directories keep theirs until their own limits or packs; a stale file
+// is never served for a revision that exists, only for one that went. Never throws.
+void drop_packed_blobs(const BlobDir& dir, const Marks& m,
+                       const std::unordered_set<uint64_t>& removed) noexcept {
+  try {
+    for (const BlobFile& f : dir.list()) {
+      const auto it = m.existing.find(f.oid.value());
+      const bool superseded = it != m.existing.end() && f.tid < it->second;
+      if (!removed.count(f.oid.value()) && !superseded) continue;
+      std::error_code ec;
+      std::filesystem::remove(f.path, ec);
+    }
+  } catch (const std::exception&) {
+    // Only a cache: what stays is merely stale.
+  }
+}
+
+// Storage::pack's work, counting what it removed in `result` as it goes; the files of what
+// it removed leave `blob_cache` (when the storage has one).
 void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOptions& options,
-              PackResult& result) {
+              const BlobDir* blob_cache, PackResult& result) {
   const bool hp = a.keep_history();
   if (options.gc && !session.excludes_voted_commits()) {
     throw StorageError(
@@ -380,6 +402,7 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
   if (hp) tables.emplace_back("current_object");  // before object_state: it references it
   const bool mark_deletions = !hp;  // history-free databases have the record (checked above)
   const char* locked_table = hp ? "current_object" : "object_state";
+  std::unordered_set<uint64_t> removed_oids;
   for (size_t i = 0; i < doomed.size(); i += kRemoveBatch) {
     session.begin(true);
     emptied.check();
@@ -434,9 +457,11 @@ void run_pack(backend::Adapter& a, backend::PackSession& session, const PackOpti
     }
     session.commit();
     result.objects_removed += removed.size();
+    for (const int64_t oid : removed) removed_oids.insert(static_cast<uint64_t>(oid));
     result.objects_locked += batch.size() - removed.size();
   }
   if (hp) result.transactions_removed = clean_transactions(session, result.pack_tid, last);
+  if (blob_cache) drop_packed_blobs(*blob_cache, m, removed_oids);
 }
 
 // What a pack that stopped had done, for its error message.
@@ -458,7 +483,7 @@ PackResult DbStorage::pack(const PackOptions& options) {
   auto session = adapter_->open_pack();
   PackResult result;
   try {
-    run_pack(*adapter_, *session, options, result);
+    run_pack(*adapter_, *session, options, blob_dir_ ? &*blob_dir_ : nullptr, result);
   } catch (const std::exception& e) {
     cache_.clear();
     throw StorageError(std::string(e.what()) + "; " + stopped_after(result));

@@ -216,8 +216,12 @@ TEST_P(Blobs, DeletedObjectLosesItsBlob) {
     PackOptions options;
     options.pack_tid = t2;
     options.gc = false;
+    EXPECT_EQ(read(inst_->load_blob(Oid(1), t1)), "doomed");  // in the packing storage's cache
     storage_->pack(options);
     forget_fresh_cache();
+    // The pack took the removed object's file out of its own storage's cache too.
+    inst_->sync();
+    EXPECT_THROW(inst_->load_blob(Oid(1), t1), POSKeyError);
   }
   EXPECT_THROW(from_database(1, t1), POSKeyError);
 }
@@ -323,10 +327,17 @@ TEST_P(BlobsWithHistory, PackRemovesOnlyBlobsNoLongerNeeded) {
   PackOptions options;
   options.pack_tid = t2;
   options.gc = false;
+  const BlobDir cache = BlobDir::open(dirs_.sub("cache"));
+  ASSERT_TRUE(cache.has_blob(Oid(1), t1));  // the commits' own files
   storage_->pack(options);
   EXPECT_THROW(from_database(1, t1), POSKeyError);
   EXPECT_EQ(from_database(1, t2), "new");
   EXPECT_EQ(from_database(2, t1), "untouched");
+  // The packing storage's cache lost the pruned revision's file, and only that one.
+  EXPECT_FALSE(cache.has_blob(Oid(1), t1));
+  EXPECT_THROW(inst_->load_blob(Oid(1), t1), POSKeyError);
+  EXPECT_TRUE(cache.has_blob(Oid(1), t2));
+  EXPECT_TRUE(cache.has_blob(Oid(2), t1));
 }
 
 TEST_P(BlobsOnFiles, RefusedWithAClearError) {
