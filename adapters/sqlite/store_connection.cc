@@ -1,11 +1,13 @@
 #include "adapters/sqlite/store_connection.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 #include "adapters/sqlite/errors.h"
 #include "adapters/sqlite/json_mirror.h"
 #include "adapters/sqlite/queries.h"
-#include "backend/blob_chunks.h"
 #include "backend/deletion_mark.h"
 #include "backend/forced_tid.h"
 #include "relstore/errors.h"
@@ -163,31 +165,47 @@ void SqliteStoreConnection::move(Tid tid) {
   }
 }
 
+std::vector<uint64_t> blob_chunk_sizes(uint64_t size, uint64_t value_limit) {
+  // A row holds the chunk and a few integers, and the limit bounds the whole row.
+  const uint64_t most = value_limit > (2u << 20) ? value_limit - (1u << 20) : value_limit / 2;
+  std::vector<uint64_t> out;
+  do {
+    out.push_back(std::min(most, size));
+    size -= out.back();
+  } while (size > 0);
+  return out;
+}
+
 void SqliteStoreConnection::write_blobs(Tid tid) {
   if (blobs_.empty()) return;
   Stmt& s = db_->prepared(kInsertBlobChunk);
+  const auto limit = static_cast<uint64_t>(sqlite3_limit(db_->handle(), SQLITE_LIMIT_LENGTH, -1));
+  std::string piece;
   for (const auto& b : blobs_) {
-    // One chunk: SQLite's BLOB holds up to its length limit (1 GB by default). Inserted as
-    // zeros of the file's size, then filled in pieces, so it never sits in memory whole.
+    // Each chunk is inserted as zeros of its size, then filled from the file in pieces, so
+    // the content never sits in memory whole.
+    std::ifstream in(b.path, std::ios::binary);
     std::error_code ec;
     const uintmax_t size = std::filesystem::file_size(b.path, ec);
-    if (ec) throw StorageError("cannot read blob file " + b.path + ": " + ec.message());
-    {
-      StmtScope scope(s);
-      s.bind(1, b.oid.sql()).bind(2, tid.sql()).bind(3, 0).bind_zeroblob(4, size);
-      s.step();
-    }
-    IncrementalBlob value(db_->handle(), "blob_chunk", "chunk",
-                          sqlite3_last_insert_rowid(db_->handle()), true);
-    uint64_t at = 0;
-    backend::read_blob_chunks(b.path, backend::kBlobPiece, [&](int64_t, Bytes&& piece) {
-      if (at + piece.size() > size) {
-        throw StorageError("blob file " + b.path + " grew while it was being stored");
+    if (!in || ec) throw StorageError("cannot read blob file " + b.path);
+    int64_t num = 0;
+    for (const uint64_t bytes : blob_chunk_sizes(size, limit)) {
+      {
+        StmtScope scope(s);
+        s.bind(1, b.oid.sql()).bind(2, tid.sql()).bind(3, num++).bind_zeroblob(4, bytes);
+        s.step();
       }
-      value.write(at, piece);
-      at += piece.size();
-    });
-    if (at != size) throw StorageError("blob file " + b.path + " shrank while it was being stored");
+      IncrementalBlob value(db_->handle(), "blob_chunk", "chunk",
+                            sqlite3_last_insert_rowid(db_->handle()), true);
+      for (uint64_t at = 0; at < bytes;) {
+        piece.resize(static_cast<size_t>(std::min<uint64_t>(backend::kBlobPiece, bytes - at)));
+        if (!in.read(piece.data(), static_cast<std::streamsize>(piece.size()))) {
+          throw StorageError("cannot read blob file " + b.path + " (it shrank while stored?)");
+        }
+        value.write(at, piece);
+        at += piece.size();
+      }
+    }
   }
   blobs_.clear();
 }

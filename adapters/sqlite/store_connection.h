@@ -1,13 +1,21 @@
 // Two-phase commit on SQLite: temp_store upload, checks and the move under the write lock.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "adapters/sqlite/adapter.h"
 #include "adapters/sqlite/oid_allocator.h"
 #include "adapters/sqlite/queries.h"
 
 namespace relstore::sqlite {
+
+// The chunk sizes a blob of `size` bytes is stored in: one chunk, unless it is larger than
+// what a row may hold under SQLite's length limit `value_limit` (1 GB by default); then
+// chunks of that much, in order (readers, RelStorage's too, join a blob's chunks by
+// chunk_num). An empty blob is one empty chunk.
+std::vector<uint64_t> blob_chunk_sizes(uint64_t size, uint64_t value_limit);
 
 // SQLite has one writer at a time, so the database write lock taken at vote (BEGIN
 // IMMEDIATE) is the commit lock and every object lock at once: conflict checks and
