@@ -116,6 +116,13 @@ std::vector<backend::ConflictRow> SqliteStoreConnection::vote(const backend::Vot
   mirror_in_commit_ = json_mirror::read_mode(*db_) == MirrorMode::in_commit;
   db_->prepared("DELETE FROM temp_store").run();
   upload(req.records);
+  // The blobs are written at finish, which must not fail after a good vote: a file that
+  // cannot be read fails here.
+  for (const auto& b : req.blobs) {
+    if (!std::ifstream(b.path, std::ios::binary)) {
+      throw StorageError("cannot read blob file " + b.path + " of oid " + b.oid.hex());
+    }
+  }
   blobs_.assign(req.blobs.begin(), req.blobs.end());
   check_read_current(req.read_current);
   std::vector<backend::ConflictRow> out;
