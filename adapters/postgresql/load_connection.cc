@@ -111,16 +111,16 @@ std::optional<backend::StateRow> PgLoadConnection::load_revision(Oid oid, Tid ti
 }
 
 bool PgLoadConnection::load_blob(Oid oid, Tid tid, const backend::BlobSink& sink) {
-  const Result chunks = run(kLoadBlob, Params().int64(oid.sql()).int64(tid.sql()));
+  const auto piece_size = static_cast<int64_t>(backend::kBlobPiece);
+  const Result chunks =
+      run(kLoadBlob, Params().int64(oid.sql()).int64(tid.sql()).int64(piece_size));
   for (int i = 0; i < chunks.rows(); ++i) {
     const int64_t lo = chunks.int64(i, 0);
-    for (int64_t at = 0;; at += static_cast<int64_t>(backend::kBlobPiece)) {
-      const Result piece =
-          run(kReadLargeObject,
-              Params().int64(lo).int64(at).int64(static_cast<int64_t>(backend::kBlobPiece)));
-      const std::string bytes = piece.bytes(0, 0);
+    std::string bytes = chunks.bytes(i, 1);
+    for (int64_t at = piece_size;; at += piece_size) {
       sink(bytes);
       if (bytes.size() < backend::kBlobPiece) break;
+      bytes = run(kReadLargeObject, Params().int64(lo).int64(at).int64(piece_size)).bytes(0, 0);
     }
   }
   return chunks.rows() > 0;

@@ -53,9 +53,12 @@ inline constexpr Statement kTipKept = {
     "SELECT CASE WHEN EXISTS (SELECT 1 FROM \"transaction\" WHERE tid = $1) THEN 1 ELSE 0 END"};
 // A blob's content: each chunk is a large object (RelStorage writes one, chunk_num 0).
 // Unprepared: blobs are rare next to loads.
-// A blob's large objects, then each read in pieces (load_blob streams them).
+// A blob's large objects with the first piece of each ($3 bytes: most blobs are read in
+// this one round trip), then the rest of each in pieces (load_blob streams them).
 inline constexpr Statement kLoadBlob = {
-    "", "SELECT chunk::bigint FROM blob_chunk WHERE zoid = $1 AND tid = $2 ORDER BY chunk_num"};
+    "",
+    "SELECT chunk::bigint, lo_get(chunk, 0, $3::bigint::integer) FROM blob_chunk "
+    "WHERE zoid = $1 AND tid = $2 ORDER BY chunk_num"};
 inline constexpr Statement kReadLargeObject = {
     "", "SELECT lo_get($1::bigint::oid, $2::bigint, $3::bigint::integer)"};
 inline constexpr Statement kLoadRevision = {

@@ -378,8 +378,11 @@ class Converter {
     }
   }
 
-  // Into a database: restore_blob takes the file, so it gets a copy.
-  std::string upload_copy(const std::string& file) {
+  // Into a database: restore_blob takes the file. One this run read into its scratch
+  // directory (a database source's blob) is handed over as it is; another (a source blob
+  // directory's, the user's) is copied first.
+  std::string upload_file(const std::string& file) {
+    if (file.starts_with(scratch_.sub(""))) return file;
     const std::string copy = scratch_.sub("upload");
     std::error_code ec;
     std::filesystem::copy_file(file, copy, std::filesystem::copy_options::overwrite_existing, ec);
@@ -422,7 +425,7 @@ class Converter {
       for (const DataRecord& r : txn.records) {
         auto blob = pending_blobs_.find(r.oid);
         if (blob != pending_blobs_.end() && dst_uri_.scheme != Scheme::file) {
-          dst.restore_blob(r.oid, txn.tid, *r.data, upload_copy(blob->second), meta);
+          dst.restore_blob(r.oid, txn.tid, *r.data, upload_file(blob->second), meta);
         } else {
           dst.restore(r.oid, txn.tid, r.data, meta);
         }

@@ -465,6 +465,13 @@ TEST(Convert, BlobsGoIntoAndOutOfDatabases) {
     EXPECT_EQ(back.blobs_copied, 1u);
     EXPECT_EQ(back.differences, std::vector<std::string>{});
     EXPECT_EQ(BlobDir::open(d.sub(out + "-blobs")).read_blob(Oid(7), tid), "blob contents");
+
+    // Database to database: the blob read out of the source is handed over, not copied.
+    const std::string again = "sqlite://" + d.sub("again" + std::to_string(query.size())) + query;
+    const auto across = run(db, again, [&](ConvertOptions& o) { o.verify = true; });
+    EXPECT_EQ(across.blobs_copied, 1u);
+    EXPECT_TRUE(across.verified);
+    EXPECT_EQ(across.differences, std::vector<std::string>{});
   }
 }
 
